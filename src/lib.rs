@@ -1,0 +1,3 @@
+pub mod version {
+    pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+}
