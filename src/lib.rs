@@ -1,3 +1,6 @@
-pub mod version {
-    pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub mod contact;
+pub mod friction;
+pub mod linalg;
+pub mod model {
+    pub mod motion;
 }

@@ -1,1 +1,18 @@
-fn main() {}
+use clap::Parser;
+use fricsim::cli::{Cli, Command};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { fricsim::cli::exit::BAD_INPUT } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match &cli.command {
+        Command::Run(args) => fricsim::cli::run::run(args),
+        Command::Check(args) => fricsim::cli::check::run(args),
+    }
+}

@@ -1,0 +1,54 @@
+//! Command-line subcommands.
+
+pub mod check;
+pub mod run;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(name = "fricsim", version, about = "Batch simulator of frictional contact", long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Simulate a scene and write the VTK/PLY time series, stats.csv and run.json.
+    Run(RunArgs),
+    /// Validate a scene and print a summary without running it.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The scene file (.ron).
+    pub scene: PathBuf,
+    /// Output folder (default: output/<scene name>/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Override a scene field, e.g. --set friction.pairs[0].mu=0.176 (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub overrides: Vec<String>,
+    /// Number of frames to simulate (overrides the scene's duration/frames).
+    #[arg(long)]
+    pub frames: Option<usize>,
+    /// No progress output.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    pub scene: PathBuf,
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub overrides: Vec<String>,
+}
+
+/// Exit codes: 0 success, 1 the run failed (divergence, a failed step the scene says must stop
+/// the run, an output error), 2 bad input (scene, mesh, command line).
+pub mod exit {
+    pub const FAILED: u8 = 1;
+    pub const BAD_INPUT: u8 = 2;
+}

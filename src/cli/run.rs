@@ -1,0 +1,184 @@
+//! `fricsim run`: step a scene frame by frame and write its outputs.
+
+use super::RunArgs;
+use crate::model::{Model, State};
+use crate::output::frames::FrameWriter;
+use crate::output::stats::{StatValue, StatsWriter};
+use crate::output::summary::RunSummary;
+use crate::pipeline::{self, StepStats};
+use crate::scene::{self, schema::OnFailure, schema::PipelineSpec};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+pub fn run(args: &RunArgs) -> ExitCode {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(RunError::BadInput(msg)) => {
+            eprintln!("{msg}");
+            ExitCode::from(super::exit::BAD_INPUT)
+        }
+        Err(RunError::Failed(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(super::exit::FAILED)
+        }
+    }
+}
+
+enum RunError {
+    BadInput(String),
+    Failed(String),
+}
+
+fn failed(e: impl std::fmt::Display) -> RunError {
+    RunError::Failed(format!("{e:#}"))
+}
+
+/// Column names of stats.csv (the README documents each).
+pub fn stats_columns(model: &Model) -> Vec<String> {
+    let mut cols: Vec<String> = [
+        "step",
+        "time",
+        "wall_s",
+        "newton_iters",
+        "final_residual",
+        "line_search_steps",
+        "contact_iterations",
+        "kappa",
+        "active_contacts",
+        "min_gap",
+        "kinetic_energy",
+        "elastic_energy",
+        "converged",
+        "assembly_s",
+        "linear_solve_s",
+    ]
+    .map(String::from)
+    .to_vec();
+    for b in &model.solids {
+        for c in ["x", "y", "z", "vx", "vy", "vz"] {
+            cols.push(format!("{}.{c}", b.name));
+        }
+    }
+    cols
+}
+
+fn stats_row(model: &Model, state: &State, s: &StepStats, wall: f64) -> Vec<StatValue> {
+    let mut row = vec![
+        StatValue::Int(state.step as i64),
+        StatValue::Float(state.time),
+        StatValue::Float(wall),
+        StatValue::Int(s.newton_iterations as i64),
+        StatValue::Float(s.final_residual),
+        StatValue::Int(s.line_search_steps as i64),
+        StatValue::Int(s.contact_iterations as i64),
+        StatValue::Float(s.kappa),
+        StatValue::Int(s.active_contacts as i64),
+        StatValue::Float(s.min_gap),
+        StatValue::Float(state.kinetic_energy(model)),
+        StatValue::Float(s.elastic_energy),
+        StatValue::Int(s.converged as i64),
+        StatValue::Float(s.assembly_s),
+        StatValue::Float(s.linear_solve_s),
+    ];
+    for b in &model.solids {
+        let (x, v) = state.centroid(model, b);
+        row.extend([x.x, x.y, x.z, v.x, v.y, v.z].map(StatValue::Float));
+    }
+    row
+}
+
+fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
+    let mut overrides = args.overrides.clone();
+    if let Some(f) = args.frames {
+        overrides.push(format!("frames={f}"));
+        overrides.push("duration=None".into());
+    }
+    let loaded = scene::load_scene(&args.scene, &overrides).map_err(|e| RunError::BadInput(e.to_string()))?;
+    let (model, mut state) = scene::build::build(&loaded).map_err(|e| RunError::BadInput(e.to_string()))?;
+    let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("output").join(&model.name));
+    std::fs::create_dir_all(&out_dir).map_err(|e| failed(format!("cannot create output folder {}: {e}", out_dir.display())))?;
+    crate::output::atomic::write_atomic(&out_dir.join("scene.effective.ron"), loaded.effective_ron.as_bytes()).map_err(failed)?;
+    if !args.quiet {
+        eprint!("{}", super::check::summary(&model, state.kappa));
+        eprintln!("  output: {}", out_dir.display());
+    }
+    let mut summary = RunSummary::new(&model.name, &args.scene, &out_dir);
+    let result = simulate(&model, &mut state, &out_dir, args.quiet, &mut summary);
+    let (status, code) = match &result {
+        Ok(()) => ("completed".to_string(), ExitCode::SUCCESS),
+        Err(msg) => (format!("failed: {msg}"), ExitCode::from(super::exit::FAILED)),
+    };
+    summary.finish(&status, state.step, state.time);
+    summary.write(&out_dir.join("run.json")).map_err(failed)?;
+    if let Err(msg) = result {
+        eprintln!("error: {msg}");
+        eprintln!("frames written so far remain in {}", out_dir.display());
+    }
+    Ok(code)
+}
+
+fn simulate(model: &Model, state: &mut State, out_dir: &Path, quiet: bool, summary: &mut RunSummary) -> Result<(), String> {
+    let on_failure = match &model.pipeline {
+        PipelineSpec::Penalty(p) => p.on_failure,
+    };
+    let mut pipeline = pipeline::build(model, state);
+    let mut frames = FrameWriter::new(model, out_dir).map_err(|e| e.to_string())?;
+    let mut stats = if model.output.stats {
+        Some(StatsWriter::create(&out_dir.join("stats.csv"), stats_columns(model)).map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
+    let (fn0, ff0) = pipeline.contact_forces(model, state);
+    frames.write_frame(model, state, 0, &fn0, &ff0).map_err(|e| e.to_string())?;
+
+    let total_steps = model.step_count() as u64;
+    let tty = std::io::stderr().is_terminal();
+    let bar = if quiet || !tty { ProgressBar::hidden() } else { ProgressBar::new(total_steps) };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} frame {msg} | {per_sec} | ETA {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let start = Instant::now();
+    let mut failures = 0usize;
+    for frame in 1..=model.frames {
+        for _ in 0..model.steps_per_frame {
+            let t = Instant::now();
+            let s = pipeline.step(model, state).map_err(|e| e.to_string())?;
+            summary.add_step(&s);
+            if let Some(w) = stats.as_mut() {
+                w.write_row(&stats_row(model, state, &s, t.elapsed().as_secs_f64())).map_err(|e| e.to_string())?;
+            }
+            if let Some(reason) = &s.failure {
+                failures += 1;
+                if on_failure == OnFailure::Stop {
+                    return Err(format!("step {} (t = {:.6} s) did not converge: {reason}", state.step, state.time));
+                }
+                if !quiet {
+                    bar.suspend(|| eprintln!("warning: step {} (t = {:.6} s) did not converge: {reason}", state.step, state.time));
+                }
+            }
+            bar.inc(1);
+        }
+        let (fnorm, ffric) = pipeline.contact_forces(model, state);
+        frames.write_frame(model, state, frame, &fnorm, &ffric).map_err(|e| e.to_string())?;
+        bar.set_message(format!("{frame}/{} t={:.4} s", model.frames, state.time));
+        if !quiet && !tty {
+            let el = start.elapsed().as_secs_f64();
+            eprintln!(
+                "frame {frame}/{} t={:.6} s steps/s {:.1} elapsed {:.1} s",
+                model.frames,
+                state.time,
+                state.step as f64 / el.max(1e-9),
+                el
+            );
+        }
+    }
+    bar.finish_and_clear();
+    if failures > 0 && !quiet {
+        eprintln!("{failures} step(s) did not converge (see stats.csv, column converged)");
+    }
+    Ok(())
+}

@@ -1,0 +1,2 @@
+//! Linear algebra shared by the pipelines.
+pub mod sparse;

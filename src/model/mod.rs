@@ -1,0 +1,172 @@
+//! `Model` (everything read from the scene, never changed by stepping) and `State` (what a step
+//! changes), following the MuJoCo mjModel/mjData split.
+//!
+//! All dynamic degrees of freedom live in one generalized vector: nodal bodies own three entries
+//! per node (`3 i .. 3 i + 3` for global node `i`). Kinematic nodes keep their entries but are not
+//! unknowns: their velocity is prescribed each step.
+
+pub mod motion;
+
+use crate::contact::collider::Collider;
+use crate::energy::{Material, TetElement};
+use crate::friction::smooth::SmoothFriction;
+use crate::scene::schema::{OutputSpec, PipelineSpec};
+use motion::Motion;
+use nalgebra::Vector3;
+use std::ops::Range;
+
+/// A tetrahedral FEM solid.
+#[derive(Debug, Clone)]
+pub struct Solid {
+    pub name: String,
+    pub material: usize,
+    pub elastic: Material,
+    /// Rayleigh coefficients `(alpha, beta)` of `D = alpha M + beta K`.
+    pub rayleigh: (f64, f64),
+    /// Global node indices of this body.
+    pub nodes: Range<usize>,
+    /// Elements with global node indices.
+    pub elements: Vec<TetElement>,
+    /// Boundary triangles (global node indices), outward.
+    pub surface: Vec<[usize; 3]>,
+    /// Boundary nodes (global indices, sorted).
+    pub surface_nodes: Vec<usize>,
+    pub mass: f64,
+}
+
+impl Solid {
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
+/// Nodes moved by a script instead of dynamics.
+#[derive(Debug, Clone)]
+pub struct KinematicSet {
+    pub nodes: Vec<usize>,
+    /// Positions at t = 0.
+    pub rest: Vec<Vector3<f64>>,
+    pub motion: Motion,
+}
+
+/// Friction laws per material pair.
+#[derive(Debug, Clone)]
+pub struct FrictionTable {
+    pub materials: Vec<String>,
+    laws: Vec<SmoothFriction>,
+}
+
+impl FrictionTable {
+    pub fn new(materials: Vec<String>, default: SmoothFriction) -> Self {
+        let n = materials.len();
+        FrictionTable { materials, laws: vec![default; n * n] }
+    }
+    pub fn set(&mut self, a: usize, b: usize, law: SmoothFriction) {
+        let n = self.materials.len();
+        self.laws[a * n + b] = law;
+        self.laws[b * n + a] = law;
+    }
+    pub fn get(&self, a: usize, b: usize) -> SmoothFriction {
+        self.laws[a * self.materials.len() + b]
+    }
+}
+
+/// Everything the scene defines; immutable while stepping.
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub name: String,
+    pub dt: f64,
+    pub frame_rate: f64,
+    pub steps_per_frame: usize,
+    pub frames: usize,
+    pub gravity: Vector3<f64>,
+    pub solids: Vec<Solid>,
+    pub colliders: Vec<Collider>,
+    pub friction: FrictionTable,
+    /// Lumped mass per node.
+    pub node_mass: Vec<f64>,
+    pub kinematic: Vec<KinematicSet>,
+    /// Per node: is its motion prescribed.
+    pub node_is_kinematic: Vec<bool>,
+    /// Per node: the solid it belongs to.
+    pub node_body: Vec<usize>,
+    pub pipeline: PipelineSpec,
+    pub output: OutputSpec,
+}
+
+impl Model {
+    pub fn node_count(&self) -> usize {
+        self.node_mass.len()
+    }
+    pub fn dof_count(&self) -> usize {
+        3 * self.node_count()
+    }
+    pub fn element_count(&self) -> usize {
+        self.solids.iter().map(|s| s.elements.len()).sum()
+    }
+    pub fn total_mass(&self) -> f64 {
+        self.node_mass.iter().sum()
+    }
+    pub fn step_count(&self) -> usize {
+        self.frames * self.steps_per_frame
+    }
+    /// Free (unknown) DOF numbering: `free_index[dof]` or `usize::MAX` for kinematic DOFs.
+    pub fn free_dofs(&self) -> (Vec<usize>, usize) {
+        let mut idx = vec![usize::MAX; self.dof_count()];
+        let mut n = 0;
+        for (i, &kin) in self.node_is_kinematic.iter().enumerate() {
+            if !kin {
+                for k in 0..3 {
+                    idx[3 * i + k] = n;
+                    n += 1;
+                }
+            }
+        }
+        (idx, n)
+    }
+}
+
+/// What stepping changes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    pub time: f64,
+    pub step: u64,
+    /// Generalized positions (3 per node).
+    pub q: Vec<f64>,
+    /// Generalized velocities.
+    pub v: Vec<f64>,
+    /// Current penalty stiffness (adapted, never lowered while contacts are active).
+    pub kappa: f64,
+}
+
+/// Node `i` of a generalized vector.
+#[inline]
+pub fn node(x: &[f64], i: usize) -> Vector3<f64> {
+    Vector3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2])
+}
+#[inline]
+pub fn node_arr(x: &[f64], i: usize) -> [f64; 3] {
+    [x[3 * i], x[3 * i + 1], x[3 * i + 2]]
+}
+#[inline]
+pub fn set_node(x: &mut [f64], i: usize, v: &Vector3<f64>) {
+    x[3 * i..3 * i + 3].copy_from_slice(v.as_slice());
+}
+
+impl State {
+    pub fn kinetic_energy(&self, model: &Model) -> f64 {
+        (0..model.node_count()).map(|i| 0.5 * model.node_mass[i] * node(&self.v, i).norm_squared()).sum()
+    }
+
+    /// Mass-weighted centroid position and velocity of a solid.
+    pub fn centroid(&self, model: &Model, solid: &Solid) -> (Vector3<f64>, Vector3<f64>) {
+        let (mut x, mut v, mut m) = (Vector3::zeros(), Vector3::zeros(), 0.0);
+        for i in solid.nodes.clone() {
+            let mi = model.node_mass[i];
+            x += node(&self.q, i) * mi;
+            v += node(&self.v, i) * mi;
+            m += mi;
+        }
+        (x / m, v / m)
+    }
+}

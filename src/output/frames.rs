@@ -1,0 +1,84 @@
+//! Per-frame output of a model: one VTU and one PLY per body, and the `.pvd` collection.
+
+use super::OutputError;
+use super::ply::write_ply;
+use super::pvd::PvdCollection;
+use super::vtu::{Cells, UnstructuredSnapshot, write_vtu};
+use crate::model::{Model, State, node};
+use std::path::{Path, PathBuf};
+
+pub struct FrameWriter {
+    out_dir: PathBuf,
+    pvd: PvdCollection,
+    /// Per solid: tets and surface triangles in local node numbering.
+    local: Vec<(Vec<[usize; 4]>, Vec<[usize; 3]>)>,
+}
+
+impl FrameWriter {
+    pub fn new(model: &Model, out_dir: &Path) -> Result<FrameWriter, OutputError> {
+        for sub in ["vtk", "ply"] {
+            std::fs::create_dir_all(out_dir.join(sub)).map_err(|e| OutputError::io(&out_dir.join(sub), e))?;
+        }
+        let local = model
+            .solids
+            .iter()
+            .map(|s| {
+                let o = s.nodes.start;
+                (
+                    s.elements.iter().map(|e| e.nodes.map(|i| i - o)).collect(),
+                    s.surface.iter().map(|t| t.map(|i| i - o)).collect(),
+                )
+            })
+            .collect();
+        let pvd = PvdCollection::new(&out_dir.join(format!("{}.pvd", model.name)));
+        Ok(FrameWriter { out_dir: out_dir.to_path_buf(), pvd, local })
+    }
+
+    /// Write frame `frame` of every body and add it to the collection.
+    pub fn write_frame(
+        &mut self,
+        model: &Model,
+        state: &State,
+        frame: usize,
+        normal_force: &[f64],
+        friction_force: &[f64],
+    ) -> Result<(), OutputError> {
+        let mut files = Vec::new();
+        for (b, solid) in model.solids.iter().enumerate() {
+            let range = solid.nodes.clone();
+            let pts: Vec<[f64; 3]> = range.clone().map(|i| node(&state.q, i).into()).collect();
+            if model.output.vtk {
+                let vel: Vec<[f64; 3]> = range.clone().map(|i| node(&state.v, i).into()).collect();
+                let fc: Vec<[f64; 3]> = range.clone().map(|i| node(normal_force, i).into()).collect();
+                let ff: Vec<[f64; 3]> = range.clone().map(|i| node(friction_force, i).into()).collect();
+                let psi: Vec<f64> = solid
+                    .elements
+                    .iter()
+                    .map(|e| {
+                        let x = e.nodes.map(|i| node(&state.q, i));
+                        solid.elastic.energy_density(&e.deformation_gradient(&x))
+                    })
+                    .collect();
+                let snap = UnstructuredSnapshot {
+                    points: &pts,
+                    cells: Cells::Tetra(&self.local[b].0),
+                    point_vectors: vec![("velocity", &vel), ("contact_force", &fc), ("friction_force", &ff)],
+                    point_scalars: vec![],
+                    cell_scalars: vec![("strain_energy_density", &psi)],
+                    cell_vectors: vec![],
+                };
+                let rel = format!("vtk/{}_{frame:05}.vtu", solid.name);
+                write_vtu(&self.out_dir.join(&rel), &snap)?;
+                files.push(rel);
+            }
+            if model.output.ply {
+                let rel = format!("ply/{}_{frame:05}.ply", solid.name);
+                write_ply(&self.out_dir.join(&rel), &pts, &self.local[b].1, &[])?;
+            }
+        }
+        if model.output.vtk {
+            self.pvd.add_frame(state.time, &files)?;
+        }
+        Ok(())
+    }
+}

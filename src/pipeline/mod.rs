@@ -1,0 +1,50 @@
+//! Pipelines: a pipeline advances the `State` by one time step.
+
+pub mod penalty;
+
+use crate::model::{Model, State};
+
+/// Statistics of one time step, one row of `stats.csv`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepStats {
+    pub newton_iterations: usize,
+    /// Final residual as an acceleration, `|M^-1 r / h|_inf` over free DOFs (m/s^2).
+    pub final_residual: f64,
+    pub line_search_steps: usize,
+    /// Solves of this step (1 + repeats with a stiffer penalty or new contact candidates).
+    pub contact_iterations: usize,
+    pub kappa: f64,
+    pub active_contacts: usize,
+    /// Smallest gap among active contacts at the end of the step (+inf without contacts).
+    pub min_gap: f64,
+    pub converged: bool,
+    /// Why the step did not converge.
+    pub failure: Option<String>,
+    pub elastic_energy: f64,
+    /// Wall time spent assembling (s) and in sparse LU (s).
+    pub assembly_s: f64,
+    pub linear_solve_s: f64,
+}
+
+/// An error that makes further stepping meaningless.
+#[derive(Debug, thiserror::Error)]
+pub enum StepError {
+    #[error("the state became non-finite (NaN or infinity) at t = {time} s")]
+    NonFinite { time: f64 },
+}
+
+pub trait Pipeline {
+    /// Advance `state` by `model.dt`.
+    fn step(&mut self, model: &Model, state: &mut State) -> Result<StepStats, StepError>;
+    /// Per-node contact (normal) and friction forces (N) of the last step, 3 entries per node.
+    fn contact_forces(&mut self, model: &Model, state: &State) -> (Vec<f64>, Vec<f64>);
+    /// Human-readable name for summaries.
+    fn describe(&self) -> String;
+}
+
+/// The pipeline a model's scene asks for.
+pub fn build(model: &Model, state: &State) -> Box<dyn Pipeline> {
+    match &model.pipeline {
+        crate::scene::schema::PipelineSpec::Penalty(spec) => Box::new(penalty::PenaltyPipeline::new(model, state, spec.clone())),
+    }
+}

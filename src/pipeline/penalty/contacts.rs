@@ -1,0 +1,222 @@
+//! Contact detection for the penalty pipeline.
+//!
+//! Vertex–collider pairs are checked exhaustively (surface nodes × colliders, cheap). Vertex–
+//! triangle pairs between solids use per-step candidate lists from an R*-tree of triangle boxes
+//! inflated by a motion margin; each evaluation picks the closest candidate triangle per vertex.
+//! The end-of-step check re-runs the broad phase at the new positions, so a vertex that moved
+//! beyond its margin is caught (and the step repeated), never silently missed.
+
+use crate::contact::kernel::{ContactParams, Lagged};
+use crate::contact::penalty::Penalty;
+use crate::contact::point_triangle::{Feature, closest_feature, evaluate};
+use crate::contact::vec3::{cross, dot, sub};
+use crate::friction::smooth::SmoothFriction;
+use crate::model::{Model, node_arr};
+use rstar::{AABB, RTree, primitives::GeomWithData, primitives::Rectangle};
+
+/// What a contact couples.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stencil {
+    /// Node against collider.
+    Collider { node: usize, collider: usize },
+    /// Node against a triangle of another solid: `nodes = [vertex, t0, t1, t2]`.
+    Triangle { nodes: [usize; 4], feature: Feature, sign: f64 },
+}
+
+impl Stencil {
+    pub fn nodes(&self) -> &[usize] {
+        match self {
+            Stencil::Collider { node, .. } => std::slice::from_ref(node),
+            Stencil::Triangle { nodes, .. } => nodes,
+        }
+    }
+}
+
+/// One force term of the residual.
+#[derive(Debug, Clone, Copy)]
+pub struct ContactEntry {
+    pub stencil: Stencil,
+    pub params: ContactParams,
+    pub lagged: Option<Lagged>,
+    pub gap: f64,
+}
+
+/// Candidate triangles of other solids near one surface vertex.
+#[derive(Debug, Clone)]
+pub struct VertexCandidates {
+    pub node: usize,
+    pub material: usize,
+    /// (triangle nodes, material of the triangle's solid).
+    pub triangles: Vec<([usize; 3], usize)>,
+}
+
+/// Per-step contact context.
+pub struct Detector {
+    pub candidates: Vec<VertexCandidates>,
+    pub margin: f64,
+}
+
+fn vertex_material(model: &Model, node: usize) -> usize {
+    model.solids[model.node_body[node]].material
+}
+
+impl Detector {
+    /// Build triangle candidates at positions `q` with search radius `margin`.
+    pub fn new(model: &Model, q: &[f64], margin: f64) -> Detector {
+        let mut candidates = Vec::new();
+        if model.solids.len() < 2 {
+            return Detector { candidates, margin };
+        }
+        let mut boxes = Vec::new();
+        for (b, s) in model.solids.iter().enumerate() {
+            for t in &s.surface {
+                let p = t.map(|i| node_arr(q, i));
+                let lo = [0, 1, 2].map(|k| p.iter().map(|x| x[k]).fold(f64::INFINITY, f64::min) - margin);
+                let hi = [0, 1, 2].map(|k| p.iter().map(|x| x[k]).fold(f64::NEG_INFINITY, f64::max) + margin);
+                boxes.push(GeomWithData::new(Rectangle::from_corners(lo, hi), (*t, b)));
+            }
+        }
+        let tree = RTree::bulk_load(boxes);
+        for (b, s) in model.solids.iter().enumerate() {
+            for &i in &s.surface_nodes {
+                if model.node_is_kinematic[i] {
+                    continue;
+                }
+                let x = node_arr(q, i);
+                let tris: Vec<_> = tree
+                    .locate_in_envelope_intersecting(&AABB::from_point(x))
+                    .filter(|g| g.data.1 != b)
+                    .map(|g| (g.data.0, model.solids[g.data.1].material))
+                    .collect();
+                if !tris.is_empty() {
+                    candidates.push(VertexCandidates { node: i, material: s.material, triangles: tris });
+                }
+            }
+        }
+        Detector { candidates, margin }
+    }
+
+    /// Active contacts at positions `q` (colliders placed for time `t1`): every pair with gap
+    /// below `delta`, each with the resolved friction law.
+    pub fn detect(&self, model: &Model, q: &[f64], t1: f64, penalty: Penalty, eps_basis: bool, out: &mut Vec<ContactEntry>) {
+        out.clear();
+        for (ci, c) in model.colliders.iter().enumerate() {
+            let center = c.position_at(t1);
+            for s in &model.solids {
+                let law = model.friction.get(s.material, c.material);
+                let params = ContactParams { penalty, law, basis_derivatives: eps_basis };
+                for &i in &s.surface_nodes {
+                    if model.node_is_kinematic[i] {
+                        continue;
+                    }
+                    let (gap, _) = c.signed_distance(&center, node_arr(q, i));
+                    if gap < penalty.delta {
+                        out.push(ContactEntry { stencil: Stencil::Collider { node: i, collider: ci }, params, lagged: None, gap });
+                    }
+                }
+            }
+        }
+        for vc in &self.candidates {
+            if let Some((stencil, gap, mat)) = closest_triangle(q, vc) {
+                if gap < penalty.delta {
+                    let law = model.friction.get(vc.material, mat);
+                    let params = ContactParams { penalty, law, basis_derivatives: eps_basis };
+                    out.push(ContactEntry { stencil, params, lagged: None, gap });
+                }
+            }
+        }
+    }
+
+    /// Smallest gap over all vertex–triangle pairs at `q` found by a fresh broad phase, and whether
+    /// any pair within `delta` was not among this step's candidates.
+    pub fn missed_contacts(&self, model: &Model, q: &[f64], delta: f64) -> bool {
+        if model.solids.len() < 2 {
+            return false;
+        }
+        let fresh = Detector::new(model, q, delta);
+        fresh.candidates.iter().any(|vc| {
+            let Some((Stencil::Triangle { nodes, .. }, gap, _)) = closest_triangle(q, vc) else { return false };
+            gap < delta
+                && !self
+                    .candidates
+                    .iter()
+                    .any(|old| old.node == vc.node && old.triangles.iter().any(|(t, _)| t[..] == nodes[1..]))
+        })
+    }
+}
+
+/// The closest candidate triangle of a vertex: stencil, signed gap and the triangle's material.
+pub fn closest_triangle(q: &[f64], vc: &VertexCandidates) -> Option<(Stencil, f64, usize)> {
+    let x = node_arr(q, vc.node);
+    let mut best: Option<(usize, Feature, f64)> = None;
+    for (k, (t, _)) in vc.triangles.iter().enumerate() {
+        let p = t.map(|i| node_arr(q, i));
+        let (f, d2) = closest_feature(x, &p);
+        if best.is_none_or(|b| d2 < b.2) {
+            best = Some((k, f, d2));
+        }
+    }
+    let (k, feature, _) = best?;
+    let (tri, mat) = vc.triangles[k];
+    let p = tri.map(|i| node_arr(q, i));
+    let sign = match feature {
+        Feature::Face => 1.0,
+        // Outside iff the point is on the positive side of the summed normals of the candidate
+        // faces touching the feature (an unweighted pseudo-normal).
+        Feature::Edge(e) => feature_sign(q, x, vc, &[tri[e as usize], tri[(e as usize + 1) % 3]]),
+        Feature::Vertex(v) => feature_sign(q, x, vc, &[tri[v as usize]]),
+    };
+    let gap = evaluate(feature, sign, x, &p).gap;
+    Some((Stencil::Triangle { nodes: [vc.node, tri[0], tri[1], tri[2]], feature, sign }, gap, mat))
+}
+
+fn feature_sign(q: &[f64], x: [f64; 3], vc: &VertexCandidates, feature_nodes: &[usize]) -> f64 {
+    let mut n = [0.0; 3];
+    for (t, _) in &vc.triangles {
+        if feature_nodes.iter().all(|f| t.contains(f)) {
+            let p = t.map(|i| node_arr(q, i));
+            let fn_ = cross(sub(p[1], p[0]), sub(p[2], p[0]));
+            let len = dot(fn_, fn_).sqrt();
+            for k in 0..3 {
+                n[k] += fn_[k] / len;
+            }
+        }
+    }
+    let anchor = node_arr(q, feature_nodes[0]);
+    if dot(sub(x, anchor), n) < 0.0 { -1.0 } else { 1.0 }
+}
+
+/// Lagged-friction entries frozen at the start of the step: normal force, normal and weights of
+/// every contact active at `q0`. Their penalty part is switched off (it is evaluated at the end of
+/// the step by the ordinary entries, which in turn carry no friction).
+pub fn lagged_entries(active_at_q0: &[ContactEntry], model: &Model, q0: &[f64], t0: f64) -> Vec<ContactEntry> {
+    active_at_q0
+        .iter()
+        .filter(|e| !e.params.law.is_frictionless())
+        .map(|e| {
+            let lambda = e.params.penalty.force(e.gap);
+            let (normal, weights) = match e.stencil {
+                Stencil::Collider { node, collider } => {
+                    let c = &model.colliders[collider];
+                    let (_, n) = c.signed_distance(&c.position_at(t0), node_arr(q0, node));
+                    (n, [0.0; 3])
+                }
+                Stencil::Triangle { nodes, feature, sign } => {
+                    let p = [nodes[1], nodes[2], nodes[3]].map(|i| node_arr(q0, i));
+                    let prox = evaluate(feature, sign, node_arr(q0, nodes[0]), &p);
+                    (prox.normal, prox.weights)
+                }
+            };
+            let mut params = e.params;
+            params.penalty.kappa = 0.0;
+            ContactEntry { lagged: Some(Lagged { lambda, normal, weights }), params, ..*e }
+        })
+        .collect()
+}
+
+/// Make the ordinary entries frictionless (lagged mode: friction comes from the lagged entries).
+pub fn strip_friction(entries: &mut [ContactEntry]) {
+    for e in entries {
+        e.params.law = SmoothFriction { mu_d: 0.0, mu_s: 0.0, mu_v: 0.0, ..e.params.law };
+    }
+}

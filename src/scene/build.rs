@@ -1,0 +1,203 @@
+//! Build the `Model` and initial `State` from a loaded, validated scene.
+
+use super::schema::{BodySpec, ColliderSpec, FrictionLawSpec, MeshSpec, MotionSpec, RegionSpec, Scene, Vec3};
+use super::{LoadedScene, SceneError, error_at, resolve_path};
+use crate::contact::collider::{Collider, Shape};
+use crate::energy::{Lame, Material, TetElement};
+use crate::friction::smooth::SmoothFriction;
+use crate::mesh::{TetMesh, procedural, vtk_read};
+use crate::model::motion::Motion;
+use crate::model::{FrictionTable, KinematicSet, Model, Solid, State};
+use nalgebra::{Matrix3, Rotation3, Vector3};
+
+/// Rotation from degrees about world x, then y, then z.
+pub fn rotation_from_degrees(r: Vec3) -> Matrix3<f64> {
+    let [x, y, z] = r.map(f64::to_radians);
+    (Rotation3::from_axis_angle(&Vector3::z_axis(), z)
+        * Rotation3::from_axis_angle(&Vector3::y_axis(), y)
+        * Rotation3::from_axis_angle(&Vector3::x_axis(), x))
+    .into_inner()
+}
+
+fn motion(m: &MotionSpec) -> Motion {
+    match m {
+        MotionSpec::Fixed => Motion::Fixed,
+        MotionSpec::Velocity(v) => Motion::Velocity(Vector3::from(*v)),
+        MotionSpec::Keyframes(k) => Motion::Keyframes(k.iter().map(|(t, x)| (*t, Vector3::from(*x))).collect()),
+    }
+}
+
+fn law(l: &FrictionLawSpec, eps: f64) -> SmoothFriction {
+    SmoothFriction { mu_d: l.mu, mu_s: l.mu_s.unwrap_or(l.mu), v_s: l.v_s.unwrap_or(10.0 * eps), mu_v: l.mu_v, eps }
+}
+
+/// Steps per frame and frame count.
+pub fn frame_layout(scene: &Scene) -> (usize, usize) {
+    let steps_per_frame = (1.0 / (scene.frame_rate * scene.dt)).round().max(1.0) as usize;
+    let frames = match (scene.frames, scene.duration) {
+        (Some(f), _) => f,
+        (None, Some(d)) => ((d * scene.frame_rate) - 1e-9).ceil().max(1.0) as usize,
+        (None, None) => 1,
+    };
+    (steps_per_frame, frames)
+}
+
+/// Build the model and its initial state.
+pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
+    let scene = &loaded.scene;
+    let file = loaded.path.display().to_string();
+    let mat_names: Vec<String> = scene.materials.keys().cloned().collect();
+    let mat_index = |name: &str| mat_names.iter().position(|m| m == name);
+    let eps = scene.friction.epsilon;
+    let mut friction = FrictionTable::new(mat_names.clone(), law(&scene.friction.default, eps));
+    for p in &scene.friction.pairs {
+        if let (Some(a), Some(b)) = (mat_index(&p.between.0), mat_index(&p.between.1)) {
+            friction.set(a, b, law(&p.law(), eps));
+        }
+    }
+
+    let (mut q, mut v, mut node_mass, mut node_body) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut solids = Vec::new();
+    let mut kinematic = Vec::new();
+    for (b, body) in scene.bodies.iter().enumerate() {
+        let BodySpec::Solid(spec) = body;
+        let field = format!("bodies[{b}]");
+        let mat_id = mat_index(&spec.material).ok_or_else(|| error_at(&file, &format!("{field}.material"), "unknown material"))?;
+        let m = &scene.materials[&spec.material];
+        let (Some(density), Some(e), Some(nu)) = (m.density, m.youngs_modulus, m.poisson_ratio) else {
+            return Err(error_at(&file, &format!("{field}.material"), "a solid's material needs density, youngs_modulus and poisson_ratio"));
+        };
+        let mesh_err = |e: crate::mesh::MeshError| error_at(&file, &format!("{field}.mesh"), &e.to_string());
+        let mut mesh: TetMesh = match &spec.mesh {
+            MeshSpec::Box { size, cells } => procedural::box_tets(*size, *cells).map_err(mesh_err)?,
+            MeshSpec::Ball { radius, resolution } => procedural::ball_tets(*radius, *resolution).map_err(mesh_err)?,
+            MeshSpec::File { path, scale } => {
+                let mut mesh = vtk_read::read_tet_mesh(&resolve_path(&loaded.base_dir, path)).map_err(mesh_err)?;
+                mesh.vertices.iter_mut().for_each(|x| *x *= *scale);
+                mesh
+            }
+        };
+        let rot = Rotation3::from_matrix_unchecked(rotation_from_degrees(spec.rotation));
+        mesh.transform(&rot, &Vector3::from(spec.position));
+        let offset = node_mass.len();
+        let masses = mesh.lumped_masses(density);
+        let total: f64 = masses.iter().sum();
+        let centroid = mesh.vertices.iter().zip(&masses).map(|(x, m)| x * *m).sum::<Vector3<f64>>() / total;
+        let omega = Vector3::from(spec.angular_velocity.map(f64::to_radians));
+        for (x, m) in mesh.vertices.iter().zip(&masses) {
+            let vel = Vector3::from(spec.velocity) + omega.cross(&(x - centroid));
+            q.extend_from_slice(x.as_slice());
+            v.extend_from_slice(vel.as_slice());
+            node_mass.push(*m);
+            node_body.push(b);
+        }
+        let global = |i: usize| i + offset;
+        let elements = mesh
+            .tets
+            .iter()
+            .map(|t| {
+                let rest = t.map(|i| mesh.vertices[i]);
+                TetElement::new(t.map(global), &rest)
+            })
+            .collect();
+        for (k, kin) in spec.kinematic.iter().enumerate() {
+            let RegionSpec::Box { min, max } = kin.region;
+            let nodes: Vec<usize> = (0..mesh.vertices.len())
+                .filter(|&i| (0..3).all(|c| mesh.vertices[i][c] >= min[c] && mesh.vertices[i][c] <= max[c]))
+                .map(global)
+                .collect();
+            if nodes.is_empty() {
+                return Err(error_at(
+                    &file,
+                    &format!("{field}.kinematic[{k}].region"),
+                    &format!("selects no vertex of body '{}' (its bounding box after placement is {:?})", spec.name, bbox(&mesh)),
+                ));
+            }
+            let rest = nodes.iter().map(|&i| mesh.vertices[i - offset]).collect();
+            kinematic.push(KinematicSet { nodes, rest, motion: motion(&kin.motion) });
+        }
+        solids.push(Solid {
+            name: spec.name.clone(),
+            material: mat_id,
+            elastic: Material::new(m.model, Lame::from_young_poisson(e, nu)),
+            rayleigh: m.damping.map(|d| (d.alpha, d.beta)).unwrap_or((0.0, 0.0)),
+            nodes: offset..node_mass.len(),
+            elements,
+            surface: mesh.surface_triangles().into_iter().map(|t| t.map(global)).collect(),
+            surface_nodes: mesh.surface_vertices().into_iter().map(global).collect(),
+            mass: total,
+        });
+    }
+    let mut node_is_kinematic = vec![false; node_mass.len()];
+    for set in &kinematic {
+        for &i in &set.nodes {
+            node_is_kinematic[i] = true;
+        }
+    }
+
+    let colliders = scene
+        .colliders
+        .iter()
+        .map(|c| {
+            let (name, material, shape, position, rotation, mo) = match c {
+                ColliderSpec::Plane { name, material, position, rotation, motion } => (name, material, Shape::Plane, position, *rotation, motion),
+                ColliderSpec::Box { name, material, size, position, rotation, motion } => {
+                    (name, material, Shape::Box { half: size.map(|s| 0.5 * s) }, position, *rotation, motion)
+                }
+                ColliderSpec::Sphere { name, material, radius, position, motion } => {
+                    (name, material, Shape::Sphere { radius: *radius }, position, [0.0; 3], motion)
+                }
+                ColliderSpec::Cylinder { name, material, radius, length, position, rotation, motion } => {
+                    (name, material, Shape::Cylinder { radius: *radius, half_length: 0.5 * length }, position, *rotation, motion)
+                }
+            };
+            Collider {
+                name: name.clone(),
+                material: mat_index(material).unwrap_or(0),
+                shape,
+                rotation: rotation_from_degrees(rotation),
+                position: Vector3::from(*position),
+                motion: motion(mo),
+            }
+        })
+        .collect();
+
+    let (steps_per_frame, frames) = frame_layout(scene);
+    let crate::scene::schema::PipelineSpec::Penalty(pen) = &scene.pipeline;
+    let gravity = Vector3::from(scene.gravity);
+    let heaviest = solids.iter().map(|s| s.mass).fold(0.0, f64::max);
+    // Default stiffness: one contact point at zero gap (force 3 kappa delta) carries the weight of
+    // the heaviest body; adaptive stiffening raises it where that is not enough.
+    let kappa = pen.contact.kappa.unwrap_or(heaviest * gravity.norm().max(1.0) / (3.0 * pen.contact.delta));
+    let model = Model {
+        name: scene.name.clone(),
+        dt: scene.dt,
+        frame_rate: scene.frame_rate,
+        steps_per_frame,
+        frames,
+        gravity,
+        solids,
+        colliders,
+        friction,
+        node_mass,
+        kinematic,
+        node_is_kinematic,
+        node_body,
+        pipeline: scene.pipeline.clone(),
+        output: scene.output,
+    };
+    let state = State { time: 0.0, step: 0, q, v, kappa };
+    Ok((model, state))
+}
+
+fn bbox(mesh: &TetMesh) -> ([f64; 3], [f64; 3]) {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for x in &mesh.vertices {
+        for c in 0..3 {
+            lo[c] = lo[c].min(x[c]);
+            hi[c] = hi[c].max(x[c]);
+        }
+    }
+    (lo, hi)
+}
