@@ -1,3 +1,5 @@
 pub mod version {
     pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 }
+pub mod energy;
+pub mod mesh;
