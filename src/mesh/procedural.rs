@@ -131,17 +131,21 @@ pub fn box_tets(size: [f64; 3], cells: [usize; 3]) -> Result<TetMesh, MeshError>
 }
 
 /// A ball of the given radius (m) centered at the origin: the box mesh of [−1, 1]³ with
-/// `resolution` cells per axis, mapped onto the ball.
+/// `resolution` cells per axis, mapped onto the ball shell by shell.
 ///
-/// The map sends the cube shell ‖p‖∞ = s to the sphere of radius s, blended with the identity
-/// towards the center: x = p (1 − w + w s/‖p‖), w = s. The boundary (s = 1) lands exactly on the
-/// sphere; the core stays nearly Cartesian, so it is not distorted like a purely radial map
-/// (which squashes the cells along the cube's diagonals at every depth). The map is symmetric
-/// under the cube's symmetries, and so is the mesh for even `resolution`.
+/// The cube shell ‖p‖∞ = s is sent to the sphere of radius s by the "equal-area" cube-to-sphere
+/// map φ(x, y, z) = (x √(1 − y²/2 − z²/2 + y²z²/3), ...) applied to p/s. Compared with plain
+/// radial projection p s/‖p‖ it spreads the cube's corner regions more evenly: the worst
+/// dihedral angles measured for n = 8, 16, 32 are 22°/126°, 21°/131°, 20°/133° (radial
+/// projection: 19.5°/122°, 17.9°/124°, 17.4°/126°; blends with the identity towards the center
+/// were worse, down to 14° at n = 32). The map is homogeneous of degree 1, so the element shapes
+/// converge to a fixed distribution as n grows and the quality does not keep degrading.
+/// Boundary vertices lie exactly on the sphere; the volume converges at second order in
+/// 1/resolution (inscribed polyhedron). The map commutes with the cube's symmetries, so the mesh
+/// is mirror symmetric for even `resolution`.
 ///
-/// Quality (min dihedral angle) and volume convergence (second order in 1/resolution: boundary
-/// vertices lie on the sphere and the polyhedral error is O(h²)) are checked in
-/// `tests/mesh_procedural.rs`. `resolution` ≥ 1; 2 or more recommended (1 gives 6 tets).
+/// Checked in `tests/mesh_procedural.rs`. `resolution` ≥ 1; 4 or more recommended (1 gives a
+/// 6-tet inscribed cube).
 pub fn ball_tets(radius: f64, resolution: usize) -> Result<TetMesh, MeshError> {
     check_positive("radius", radius)?;
     let n = resolution;
@@ -155,10 +159,48 @@ pub fn ball_tets(radius: f64, resolution: usize) -> Result<TetMesh, MeshError> {
     check_cells([n, n, n])?;
     let (mut vertices, tets) = grid(Vector3::repeat(-1.0), Vector3::repeat(1.0), [n, n, n]);
     for p in &mut vertices {
-        let s = p.amax();
-        let r = p.norm();
-        let factor = if r > 0.0 { 1.0 - s + s * s / r } else { 1.0 };
-        *p *= factor * radius;
+        *p = cube_to_ball(p) * radius;
     }
     TetMesh::new(vertices, tets)
+}
+
+/// Maps [−1, 1]³ onto the unit ball (see [`ball_tets`]).
+fn cube_to_ball(p: &Vector3<f64>) -> Vector3<f64> {
+    let s = p.amax();
+    if s == 0.0 {
+        return *p;
+    }
+    let (x, y, z) = (p.x / s, p.y / s, p.z / s);
+    let (x2, y2, z2) = (x * x, y * y, z * z);
+    Vector3::new(
+        x * (1.0 - 0.5 * (y2 + z2) + y2 * z2 / 3.0).sqrt(),
+        y * (1.0 - 0.5 * (z2 + x2) + z2 * x2 / 3.0).sqrt(),
+        z * (1.0 - 0.5 * (x2 + y2) + x2 * y2 / 3.0).sqrt(),
+    ) * s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::tet::signed_volume;
+
+    /// TetMesh::new silently reorients negative tets, which would hide an inverted element
+    /// produced by the generator itself; so check the raw output here.
+    #[test]
+    fn generated_tets_are_positively_oriented_before_validation() {
+        for n in 1..=6 {
+            let (v, t) = grid(
+                Vector3::repeat(-1.0),
+                Vector3::repeat(1.0),
+                [n, n + 1, n + 2],
+            );
+            assert!(
+                t.iter().all(|t| signed_volume(t.map(|i| &v[i])) > 0.0),
+                "box {n}"
+            );
+            let ball = ball_tets(1.0, n).unwrap();
+            let (_, t) = grid(Vector3::repeat(-1.0), Vector3::repeat(1.0), [n, n, n]);
+            assert_eq!(ball.tets, t, "ball {n}: TetMesh::new had to reorient a tet");
+        }
+    }
 }
