@@ -4,3 +4,5 @@ pub mod linalg;
 pub mod model {
     pub mod motion;
 }
+pub mod energy;
+pub mod mesh;

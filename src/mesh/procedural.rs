@@ -1,0 +1,206 @@
+//! Procedural tetrahedral meshes: boxes and balls.
+//!
+//! # Cube decomposition: mirrored Kuhn (6 tets per cube)
+//! Every grid cube is split into the 6 Kuhn (Freudenthal) tetrahedra around one of its main
+//! diagonals, and the pattern is **mirrored** in alternate cells along each axis (cell (i, j, k)
+//! is reflected in x if i is odd, in y if j is odd, in z if k is odd).
+//! - Why 6 and not 5: the 5-tet split has one large central tet (volume 1/3 of the cube) and four
+//!   corner tets (1/6 each), so stiffness and lumped mass vary inside each cube. The 6 Kuhn tets
+//!   are congruent (dihedral angles 45°, 60°, 90°), equal in volume, so every interior vertex gets
+//!   the same mass.
+//! - Why mirrored: plain Kuhn cuts every cube along the same (1, 1, 1) diagonal, a preferred
+//!   direction that shows up as anisotropic stiffness (a box sheared one way is stiffer than the
+//!   other way). Mirroring makes the mesh symmetric under reflection about every grid plane, so
+//!   there is no preferred diagonal; with an even number of cells per axis the whole box is
+//!   symmetric about its mid-planes.
+//! - Conformity: both faces of a Kuhn cube normal to an axis carry the same diagonal (in the
+//!   other two coordinates), and neighbours across a face share their reflection state in the
+//!   other two axes, so shared faces are split the same way from both sides.
+
+use nalgebra::Vector3;
+
+use super::{MeshError, TetMesh};
+
+/// Upper bound on generated tets (~100 bytes of mesh plus solver data each): beyond this a typo
+/// in `cells` is far more likely than intent, and the allocation would fail anyway.
+const MAX_TETS: usize = 50_000_000;
+
+/// The 6 permutations of the axes with their signs: Kuhn tet p visits (0,0,0), e_p0,
+/// e_p0 + e_p1, (1,1,1).
+const KUHN: [([usize; 3], f64); 6] = [
+    ([0, 1, 2], 1.0),
+    ([1, 2, 0], 1.0),
+    ([2, 0, 1], 1.0),
+    ([0, 2, 1], -1.0),
+    ([2, 1, 0], -1.0),
+    ([1, 0, 2], -1.0),
+];
+
+fn check_positive(name: &'static str, v: f64) -> Result<(), MeshError> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(MeshError::InvalidParameter {
+            name,
+            value: v.to_string(),
+            allowed: "a finite length > 0 (m)",
+        })
+    }
+}
+
+/// Vertices and tets of a structured grid of `cells` cubes over [lo, hi], before any mapping.
+fn grid(
+    lo: Vector3<f64>,
+    hi: Vector3<f64>,
+    cells: [usize; 3],
+) -> (Vec<Vector3<f64>>, Vec<[usize; 4]>) {
+    let [nx, ny, nz] = cells;
+    let id = |i: usize, j: usize, k: usize| i + (nx + 1) * (j + (ny + 1) * k);
+    let mut vertices = Vec::with_capacity((nx + 1) * (ny + 1) * (nz + 1));
+    for k in 0..=nz {
+        for j in 0..=ny {
+            for i in 0..=nx {
+                let s = Vector3::new(
+                    i as f64 / nx as f64,
+                    j as f64 / ny as f64,
+                    k as f64 / nz as f64,
+                );
+                vertices.push(lo + (hi - lo).component_mul(&s));
+            }
+        }
+    }
+    let mut tets = Vec::with_capacity(6 * nx * ny * nz);
+    for k in 0..nz {
+        for j in 0..ny {
+            for i in 0..nx {
+                let mirror = [i % 2 == 1, j % 2 == 1, k % 2 == 1];
+                // Reflections flip orientation: count them.
+                let reflect_sign = if mirror.iter().filter(|&&m| m).count() % 2 == 0 {
+                    1.0
+                } else {
+                    -1.0
+                };
+                // Grid vertex of the local cube corner c (0/1 per axis), after mirroring.
+                let corner = |c: [usize; 3]| {
+                    let c = [0, 1, 2].map(|a| if mirror[a] { 1 - c[a] } else { c[a] });
+                    id(i + c[0], j + c[1], k + c[2])
+                };
+                for (p, sign) in KUHN {
+                    let mut c1 = [0; 3];
+                    c1[p[0]] = 1;
+                    let mut c2 = c1;
+                    c2[p[1]] = 1;
+                    let mut t = [corner([0, 0, 0]), corner(c1), corner(c2), corner([1, 1, 1])];
+                    if sign * reflect_sign < 0.0 {
+                        t.swap(2, 3);
+                    }
+                    tets.push(t);
+                }
+            }
+        }
+    }
+    (vertices, tets)
+}
+
+fn check_cells(cells: [usize; 3]) -> Result<(), MeshError> {
+    let n = cells
+        .iter()
+        .try_fold(6usize, |acc, &c| acc.checked_mul(c))
+        .unwrap_or(usize::MAX);
+    if cells.contains(&0) || n > MAX_TETS {
+        return Err(MeshError::InvalidParameter {
+            name: "cells",
+            value: format!("{cells:?}"),
+            allowed: "at least 1 cell per axis, and at most 50 million tetrahedra (6 per cell) in total",
+        });
+    }
+    Ok(())
+}
+
+/// A box of the given edge lengths (m), centered at the origin, with `cells` cubes (cuboids)
+/// per axis, each split into 6 tets (mirrored Kuhn, see the module docs): 6 nx ny nz tets and
+/// (nx+1)(ny+1)(nz+1) vertices. Vertex (i, j, k) has index i + (nx+1)(j + (ny+1) k).
+pub fn box_tets(size: [f64; 3], cells: [usize; 3]) -> Result<TetMesh, MeshError> {
+    for (name, s) in ["size.x", "size.y", "size.z"].into_iter().zip(size) {
+        check_positive(name, s)?;
+    }
+    check_cells(cells)?;
+    let half = Vector3::from(size) * 0.5;
+    let (vertices, tets) = grid(-half, half, cells);
+    TetMesh::new(vertices, tets)
+}
+
+/// A ball of the given radius (m) centered at the origin: the box mesh of [−1, 1]³ with
+/// `resolution` cells per axis, mapped onto the ball shell by shell.
+///
+/// The cube shell ‖p‖∞ = s is sent to the sphere of radius s by the "equal-area" cube-to-sphere
+/// map φ(x, y, z) = (x √(1 − y²/2 − z²/2 + y²z²/3), ...) applied to p/s. Compared with plain
+/// radial projection p s/‖p‖ it spreads the cube's corner regions more evenly: the worst
+/// dihedral angles measured for n = 8, 16, 32 are 22°/126°, 21°/131°, 20°/133° (radial
+/// projection: 19.5°/122°, 17.9°/124°, 17.4°/126°; blends with the identity towards the center
+/// were worse, down to 14° at n = 32). The map is homogeneous of degree 1, so the element shapes
+/// converge to a fixed distribution as n grows and the quality does not keep degrading.
+/// Boundary vertices lie exactly on the sphere; the volume converges at second order in
+/// 1/resolution (inscribed polyhedron). The map commutes with the cube's symmetries, so the mesh
+/// is mirror symmetric for even `resolution`.
+///
+/// Checked in `tests/mesh_procedural.rs`. `resolution` ≥ 1; 4 or more recommended (1 gives a
+/// 6-tet inscribed cube).
+pub fn ball_tets(radius: f64, resolution: usize) -> Result<TetMesh, MeshError> {
+    check_positive("radius", radius)?;
+    let n = resolution;
+    if n == 0 {
+        return Err(MeshError::InvalidParameter {
+            name: "resolution",
+            value: "0".into(),
+            allowed: "at least 1 cell across the diameter (at least 2 recommended)",
+        });
+    }
+    check_cells([n, n, n])?;
+    let (mut vertices, tets) = grid(Vector3::repeat(-1.0), Vector3::repeat(1.0), [n, n, n]);
+    for p in &mut vertices {
+        *p = cube_to_ball(p) * radius;
+    }
+    TetMesh::new(vertices, tets)
+}
+
+/// Maps [−1, 1]³ onto the unit ball (see [`ball_tets`]).
+fn cube_to_ball(p: &Vector3<f64>) -> Vector3<f64> {
+    let s = p.amax();
+    if s == 0.0 {
+        return *p;
+    }
+    let (x, y, z) = (p.x / s, p.y / s, p.z / s);
+    let (x2, y2, z2) = (x * x, y * y, z * z);
+    Vector3::new(
+        x * (1.0 - 0.5 * (y2 + z2) + y2 * z2 / 3.0).sqrt(),
+        y * (1.0 - 0.5 * (z2 + x2) + z2 * x2 / 3.0).sqrt(),
+        z * (1.0 - 0.5 * (x2 + y2) + x2 * y2 / 3.0).sqrt(),
+    ) * s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::tet::signed_volume;
+
+    /// TetMesh::new silently reorients negative tets, which would hide an inverted element
+    /// produced by the generator itself; so check the raw output here.
+    #[test]
+    fn generated_tets_are_positively_oriented_before_validation() {
+        for n in 1..=6 {
+            let (v, t) = grid(
+                Vector3::repeat(-1.0),
+                Vector3::repeat(1.0),
+                [n, n + 1, n + 2],
+            );
+            assert!(
+                t.iter().all(|t| signed_volume(t.map(|i| &v[i])) > 0.0),
+                "box {n}"
+            );
+            let ball = ball_tets(1.0, n).unwrap();
+            let (_, t) = grid(Vector3::repeat(-1.0), Vector3::repeat(1.0), [n, n, n]);
+            assert_eq!(ball.tets, t, "ball {n}: TetMesh::new had to reorient a tet");
+        }
+    }
+}
