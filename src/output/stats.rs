@@ -1,8 +1,9 @@
 //! Per-step statistics as CSV (`stats.csv`), one row per step, flushed as it is written.
 //!
 //! Format: RFC 4180 CSV with a header line, `\n` line ends. Integers print in decimal; floats
-//! print with [`format_f64`](super::format_f64), the shortest text that parses back to the
-//! same `f64` (e.g. `0.001`, `1e-12`, `NaN`, `inf`). Text fields containing a comma, a double
+//! print with [`format_f64`](super::format_f64): the shortest digits that parse back to the
+//! same `f64`, positional or scientific as Python's `repr` would (`0.001`, `1e-12`, `NaN`,
+//! `inf`). Text fields containing a comma, a double
 //! quote or a line break are quoted, with inner quotes doubled, as every CSV reader expects.
 //!
 //! Unlike the other files this one is appended to while the run goes on (so a user can
@@ -73,7 +74,10 @@ impl StatsWriter {
     pub fn create(path: impl Into<PathBuf>, columns: Vec<String>) -> Result<Self, OutputError> {
         let path = path.into();
         if columns.is_empty() {
-            return Err(OutputError::invalid(&path, "a CSV needs at least one column"));
+            return Err(OutputError::invalid(
+                &path,
+                "a CSV needs at least one column",
+            ));
         }
         let file =
             File::create(&path).map_err(|e| OutputError::io(&path, "creating the file", e))?;

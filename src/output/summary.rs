@@ -90,8 +90,7 @@ impl RunSummary {
 
     /// Writes the summary to `path` as pretty-printed JSON, atomically.
     pub fn write(&self, path: &Path) -> Result<(), OutputError> {
-        let mut json =
-            serde_json::to_vec_pretty(self).map_err(|e| OutputError::encode(path, e))?;
+        let mut json = serde_json::to_vec_pretty(self).map_err(|e| OutputError::encode(path, e))?;
         json.push(b'\n');
         write_bytes_atomically(path, &json)
     }
@@ -139,9 +138,18 @@ mod tests {
         let at = |s: u64, ms: u64| UNIX_EPOCH + Duration::from_millis(s * 1000 + ms);
         assert_eq!(rfc3339_utc(at(0, 0)), "1970-01-01T00:00:00.000Z");
         // 2000-02-29 (leap day of a century leap year) 12:34:56.789
-        assert_eq!(rfc3339_utc(at(951_827_696, 789)), "2000-02-29T12:34:56.789Z");
+        assert_eq!(
+            rfc3339_utc(at(951_827_696, 789)),
+            "2000-02-29T12:34:56.789Z"
+        );
         // 2100-03-01: 2100 is not a leap year.
-        assert_eq!(rfc3339_utc(at(4_107_542_400, 0)), "2100-03-01T00:00:00.000Z");
-        assert_eq!(rfc3339_utc(at(1_795_305_599, 999)), "2026-11-21T23:59:59.999Z");
+        assert_eq!(
+            rfc3339_utc(at(4_107_542_400, 0)),
+            "2100-03-01T00:00:00.000Z"
+        );
+        assert_eq!(
+            rfc3339_utc(at(1_795_305_599, 999)),
+            "2026-11-21T23:59:59.999Z"
+        );
     }
 }

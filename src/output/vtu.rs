@@ -9,8 +9,8 @@
 use std::path::Path;
 
 use vtkio::model::{
-    Attribute, Attributes, ByteOrder, CellType, DataArray, DataSet, UnstructuredGridPiece,
-    Version, VertexNumbers, Vtk,
+    Attribute, Attributes, ByteOrder, CellType, DataArray, DataSet, UnstructuredGridPiece, Version,
+    VertexNumbers, Vtk,
 };
 use vtkio::xml::Compressor;
 
@@ -165,7 +165,9 @@ fn validate(path: &Path, s: &UnstructuredSnapshot) -> Result<(), OutputError> {
         } else {
             Err(OutputError::invalid(
                 path,
-                format!("{kind} array '{name}' has {len} entries but the mesh has {expected} {what}"),
+                format!(
+                    "{kind} array '{name}' has {len} entries but the mesh has {expected} {what}"
+                ),
             ))
         }
     };
