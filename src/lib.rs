@@ -1,8 +1,13 @@
+//! fricsim: batch simulation of frictional contact. See DESIGN.md for the map of modules.
+
+pub mod cli;
 pub mod contact;
+pub mod energy;
 pub mod friction;
 pub mod linalg;
-pub mod model {
-    pub mod motion;
-}
-pub mod energy;
 pub mod mesh;
+pub mod model;
+pub mod output;
+pub mod pipeline;
+pub mod scene;
+pub mod simulation;

@@ -4,7 +4,7 @@ use super::RunArgs;
 use crate::model::{Model, State};
 use crate::output::frames::FrameWriter;
 use crate::output::stats::{StatValue, StatsWriter};
-use crate::output::summary::RunSummary;
+use crate::output::summary::{RunStatus, RunSummary};
 use crate::pipeline::{self, StepStats};
 use crate::scene::{self, schema::OnFailure, schema::PipelineSpec};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -100,18 +100,31 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
     let (model, mut state) = scene::build::build(&loaded).map_err(|e| RunError::BadInput(e.to_string()))?;
     let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("output").join(&model.name));
     std::fs::create_dir_all(&out_dir).map_err(|e| failed(format!("cannot create output folder {}: {e}", out_dir.display())))?;
-    crate::output::atomic::write_atomic(&out_dir.join("scene.effective.ron"), loaded.effective_ron.as_bytes()).map_err(failed)?;
+    crate::output::atomic::write_bytes_atomically(&out_dir.join("scene.effective.ron"), loaded.effective_ron.as_bytes()).map_err(failed)?;
     if !args.quiet {
         eprint!("{}", super::check::summary(&model, state.kappa));
         eprintln!("  output: {}", out_dir.display());
     }
-    let mut summary = RunSummary::new(&model.name, &args.scene, &out_dir);
-    let result = simulate(&model, &mut state, &out_dir, args.quiet, &mut summary);
-    let (status, code) = match &result {
-        Ok(()) => ("completed".to_string(), ExitCode::SUCCESS),
-        Err(msg) => (format!("failed: {msg}"), ExitCode::from(super::exit::FAILED)),
+    let mut summary = RunSummary::start(&model.name, &args.scene, &out_dir);
+    let mut totals = Totals::default();
+    let started = Instant::now();
+    let result = simulate(&model, &mut state, &out_dir, args.quiet, &mut totals);
+    let code = match &result {
+        Ok(()) => {
+            summary.exit_status = RunStatus::Completed;
+            ExitCode::SUCCESS
+        }
+        Err(msg) => {
+            summary.exit_status = RunStatus::Failed(msg.clone());
+            ExitCode::from(super::exit::FAILED)
+        }
     };
-    summary.finish(&status, state.step, state.time);
+    summary.end_time = crate::output::summary::rfc3339_utc(std::time::SystemTime::now());
+    summary.wall_seconds = started.elapsed().as_secs_f64();
+    summary.steps = state.step;
+    summary.frames_written = totals.frames_written;
+    summary.simulated_time = state.time;
+    summary.totals = totals.to_json();
     summary.write(&out_dir.join("run.json")).map_err(failed)?;
     if let Err(msg) = result {
         eprintln!("error: {msg}");
@@ -120,7 +133,51 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
     Ok(code)
 }
 
-fn simulate(model: &Model, state: &mut State, out_dir: &Path, quiet: bool, summary: &mut RunSummary) -> Result<(), String> {
+/// Counters accumulated over a run for run.json.
+#[derive(Debug, Default)]
+struct Totals {
+    newton_iterations: u64,
+    line_search_steps: u64,
+    contact_iterations: u64,
+    failed_steps: u64,
+    max_kappa: f64,
+    max_active_contacts: u64,
+    assembly_s: f64,
+    linear_solve_s: f64,
+    frames_written: u64,
+}
+
+impl Totals {
+    fn add_step(&mut self, s: &StepStats) {
+        self.newton_iterations += s.newton_iterations as u64;
+        self.line_search_steps += s.line_search_steps as u64;
+        self.contact_iterations += s.contact_iterations as u64;
+        self.failed_steps += u64::from(!s.converged);
+        self.max_kappa = self.max_kappa.max(s.kappa);
+        self.max_active_contacts = self.max_active_contacts.max(s.active_contacts as u64);
+        self.assembly_s += s.assembly_s;
+        self.linear_solve_s += s.linear_solve_s;
+    }
+
+    fn to_json(&self) -> std::collections::BTreeMap<String, serde_json::Value> {
+        use serde_json::json;
+        [
+            ("newton_iterations", json!(self.newton_iterations)),
+            ("line_search_steps", json!(self.line_search_steps)),
+            ("contact_iterations", json!(self.contact_iterations)),
+            ("failed_steps", json!(self.failed_steps)),
+            ("max_kappa", json!(self.max_kappa)),
+            ("max_active_contacts", json!(self.max_active_contacts)),
+            ("assembly_s", json!(self.assembly_s)),
+            ("linear_solve_s", json!(self.linear_solve_s)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    }
+}
+
+fn simulate(model: &Model, state: &mut State, out_dir: &Path, quiet: bool, totals: &mut Totals) -> Result<(), String> {
     let on_failure = match &model.pipeline {
         PipelineSpec::Penalty(p) => p.on_failure,
     };
@@ -133,6 +190,7 @@ fn simulate(model: &Model, state: &mut State, out_dir: &Path, quiet: bool, summa
     };
     let (fn0, ff0) = pipeline.contact_forces(model, state);
     frames.write_frame(model, state, 0, &fn0, &ff0).map_err(|e| e.to_string())?;
+    totals.frames_written = 1;
 
     let total_steps = model.step_count() as u64;
     let tty = std::io::stderr().is_terminal();
@@ -147,7 +205,7 @@ fn simulate(model: &Model, state: &mut State, out_dir: &Path, quiet: bool, summa
         for _ in 0..model.steps_per_frame {
             let t = Instant::now();
             let s = pipeline.step(model, state).map_err(|e| e.to_string())?;
-            summary.add_step(&s);
+            totals.add_step(&s);
             if let Some(w) = stats.as_mut() {
                 w.write_row(&stats_row(model, state, &s, t.elapsed().as_secs_f64())).map_err(|e| e.to_string())?;
             }
@@ -164,6 +222,7 @@ fn simulate(model: &Model, state: &mut State, out_dir: &Path, quiet: bool, summa
         }
         let (fnorm, ffric) = pipeline.contact_forces(model, state);
         frames.write_frame(model, state, frame, &fnorm, &ffric).map_err(|e| e.to_string())?;
+        totals.frames_written += 1;
         bar.set_message(format!("{frame}/{} t={:.4} s", model.frames, state.time));
         if !quiet && !tty {
             let el = start.elapsed().as_secs_f64();

@@ -79,6 +79,8 @@ pub struct Model {
     pub frame_rate: f64,
     pub steps_per_frame: usize,
     pub frames: usize,
+    /// Steps of dynamic relaxation before t = 0 (see `Scene::settle`).
+    pub settle_steps: usize,
     pub gravity: Vector3<f64>,
     pub solids: Vec<Solid>,
     pub colliders: Vec<Collider>,
@@ -95,6 +97,14 @@ pub struct Model {
 }
 
 impl Model {
+    /// The same model with every scripted motion (kinematic sets, colliders) frozen.
+    pub fn frozen(&self) -> Model {
+        let mut m = self.clone();
+        m.kinematic.iter_mut().for_each(|k| k.motion = motion::Motion::Fixed);
+        m.colliders.iter_mut().for_each(|c| c.motion = motion::Motion::Fixed);
+        m
+    }
+
     pub fn node_count(&self) -> usize {
         self.node_mass.len()
     }

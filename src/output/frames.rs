@@ -17,7 +17,7 @@ pub struct FrameWriter {
 impl FrameWriter {
     pub fn new(model: &Model, out_dir: &Path) -> Result<FrameWriter, OutputError> {
         for sub in ["vtk", "ply"] {
-            std::fs::create_dir_all(out_dir.join(sub)).map_err(|e| OutputError::io(&out_dir.join(sub), e))?;
+            std::fs::create_dir_all(out_dir.join(sub)).map_err(|e| OutputError::io(&out_dir.join(sub), "creating the folder", e))?;
         }
         let local = model
             .solids

@@ -175,6 +175,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         frame_rate: scene.frame_rate,
         steps_per_frame,
         frames,
+        settle_steps: (scene.settle / scene.dt).round() as usize,
         gravity,
         solids,
         colliders,

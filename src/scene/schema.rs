@@ -26,6 +26,12 @@ pub struct Scene {
     pub frames: Option<usize>,
     /// Output frames per simulated second; `1 / (frame_rate * dt)` must be a whole number of steps.
     pub frame_rate: f64,
+    /// Seconds of dynamic relaxation before t = 0 (default 0: none). Bodies are stepped with
+    /// scripted motions frozen and all velocities zeroed after every step, so that they start
+    /// from static equilibrium under gravity and contact (pre-stressed, resting in the penalty
+    /// layer) instead of rocking into it; the scene's initial velocities are applied afterwards.
+    #[serde(default)]
+    pub settle: f64,
     /// Gravity acceleration in m/s^2.
     #[serde(default = "default_gravity")]
     pub gravity: Vec3,

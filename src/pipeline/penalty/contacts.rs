@@ -56,10 +56,6 @@ pub struct Detector {
     pub margin: f64,
 }
 
-fn vertex_material(model: &Model, node: usize) -> usize {
-    model.solids[model.node_body[node]].material
-}
-
 impl Detector {
     /// Build triangle candidates at positions `q` with search radius `margin`.
     pub fn new(model: &Model, q: &[f64], margin: f64) -> Detector {
@@ -84,7 +80,7 @@ impl Detector {
                 }
                 let x = node_arr(q, i);
                 let tris: Vec<_> = tree
-                    .locate_in_envelope_intersecting(&AABB::from_point(x))
+                    .locate_in_envelope_intersecting(AABB::from_point(x))
                     .filter(|g| g.data.1 != b)
                     .map(|g| (g.data.0, model.solids[g.data.1].material))
                     .collect();

@@ -1,0 +1,22 @@
+//! Output layer: everything fricsim writes to disk.
+//!
+//! Layout of a run folder (see `DESIGN.md`, section Output):
+//! `scene.pvd` ([`pvd`]), `vtk/<body>_<frame>.vtu` ([`vtu`]), `ply/<body>_<frame>.ply`
+//! ([`ply`]), `stats.csv` ([`stats`]) and `run.json` ([`summary`]).
+//!
+//! Principle 7 ("output never lies and never half-writes") is enforced here: every whole-file
+//! writer goes through [`atomic::write_atomically`], the `.pvd` collection is rewritten after each
+//! frame, and statistics rows are flushed as they are written.
+
+pub mod atomic;
+pub mod frames;
+mod error;
+mod format;
+pub mod ply;
+pub mod pvd;
+pub mod stats;
+pub mod summary;
+pub mod vtu;
+
+pub use error::OutputError;
+pub use format::format_f64;
