@@ -27,8 +27,8 @@ pub enum MeshError {
         vertex_count: usize,
     },
     #[error(
-        "tetrahedron {tet} (vertices {nodes:?}) is degenerate: its volume {volume:e} is \
-         negligible against its longest edge {edge:e} (|volume| must exceed {limit:e} × edge³); \
+        "tetrahedron {tet} (vertices {nodes:?}) is degenerate: its volume {volume:.3e} is \
+         negligible against its longest edge {edge:.3e} (|volume| must exceed {limit:.0e} × edge³); \
          flat or collapsed elements cannot be simulated"
     )]
     Degenerate {
@@ -64,7 +64,11 @@ pub enum MeshError {
         path.display()
     )]
     UnsupportedExtension { path: PathBuf, extension: String },
-    #[error("mesh file '{}' could not be parsed as VTK: {message}", path.display())]
+    #[error(
+        "mesh file '{}' could not be parsed as VTK ({message}); expected a legacy VTK file \
+         (ASCII, or binary big-endian as VTK writes it) or a VTK XML unstructured grid",
+        path.display()
+    )]
     Vtk { path: PathBuf, message: String },
     #[error("mesh file '{}': {message}", path.display())]
     Malformed { path: PathBuf, message: String },
