@@ -20,7 +20,11 @@ fn bench(c: &mut Criterion) {
         .iter()
         .map(|p| {
             let a = 3.0 * p.z;
-            Vector3::new(1.3 * (p.x * a.cos() - p.y * a.sin()), 1.3 * (p.x * a.sin() + p.y * a.cos()), 0.6 * p.z)
+            Vector3::new(
+                1.3 * (p.x * a.cos() - p.y * a.sin()),
+                1.3 * (p.x * a.sin() + p.y * a.cos()),
+                0.6 * p.z,
+            )
         })
         .collect();
     let stencils: Vec<[Vector3<f64>; 4]> = elements.iter().map(|e| e.gather(&x)).collect();
@@ -30,7 +34,13 @@ fn bench(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("{model:?}"));
         g.throughput(Throughput::Elements(elements.len() as u64));
         g.bench_function("energy", |b| {
-            b.iter(|| elements.iter().zip(&stencils).map(|(e, x)| e.energy(&m, black_box(x))).sum::<f64>())
+            b.iter(|| {
+                elements
+                    .iter()
+                    .zip(&stencils)
+                    .map(|(e, x)| e.energy(&m, black_box(x)))
+                    .sum::<f64>()
+            })
         });
         g.bench_function("gradient", |b| {
             b.iter(|| {

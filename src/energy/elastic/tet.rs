@@ -14,7 +14,6 @@ use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 use num_dual::DualNum;
 
 use super::material::{Material, Matrix9};
-use crate::energy::psd::project_psd;
 use crate::mesh::TetMesh;
 
 /// A linear tetrahedral element with its precomputed rest-shape data.
@@ -97,10 +96,11 @@ impl TetElement {
 
     /// Energy, gradient and the 12×12 Hessian (symmetric).
     ///
-    /// With `project_psd`, ∂P/∂F is projected to its positive semi-definite part before the
-    /// map to nodal coordinates: H = V Bᵀ A⁺ B is then PSD by congruence, and it is cheaper
-    /// than projecting the 12×12 matrix (9×9 eigenproblem, and 3 of the 12 eigenvalues are the
-    /// exact zeros of the translations anyway).
+    /// With `project_psd`, ∂P/∂F is projected to its positive semi-definite part
+    /// ([`Material::dpdf_projected`], analytic eigen-decomposition) before the map to nodal
+    /// coordinates: H = V Bᵀ A⁺ B is then PSD by congruence. This is cheaper than projecting the
+    /// 12×12 matrix, and is the usual choice (Teran et al. 2005; Smith et al. 2019); it is not the
+    /// nearest PSD matrix to H itself.
     pub fn energy_gradient_hessian(
         &self,
         m: &Material,
@@ -108,10 +108,12 @@ impl TetElement {
         project_psd: bool,
     ) -> (f64, SVector<f64, 12>, SMatrix<f64, 12, 12>) {
         let (e, g) = self.energy_gradient(m, x);
-        let mut a = m.dpdf(&self.deformation_gradient(x));
-        if project_psd {
-            self::project_psd(&mut a);
-        }
+        let f = self.deformation_gradient(x);
+        let a = if project_psd {
+            m.dpdf_projected(&f)
+        } else {
+            m.dpdf(&f)
+        };
         (e, g, self.map_stiffness(&a))
     }
 
