@@ -64,7 +64,7 @@ nalgebra_eigen!(nalgebra_eigen_9, 9);
 nalgebra_eigen!(nalgebra_eigen_12, 12);
 
 /// Cholesky test for positive definiteness (reads the lower triangle).
-fn is_positive_definite<const N: usize>(h: &SMatrix<f64, N, N>) -> bool {
+pub(crate) fn is_positive_definite<const N: usize>(h: &SMatrix<f64, N, N>) -> bool {
     let mut l = SMatrix::<f64, N, N>::zeros();
     for j in 0..N {
         let mut d = h[(j, j)];

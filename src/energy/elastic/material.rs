@@ -294,13 +294,19 @@ impl Material {
         let Some(t) = self.stiffness_terms(f) else {
             return Matrix9::from_element(f64::NAN);
         };
+        // Fast path for the common mildly deformed element: a 9×9 Cholesky costs less than the
+        // SVD below, and a positive definite matrix needs no projection.
+        let unprojected = self.dpdf(f);
+        if crate::energy::psd::is_positive_definite(&unprojected) {
+            return unprojected;
+        }
         // 3×3 SVD; NaN/inf entries (or no convergence) fall back to the numerical projection,
         // which leaves non-finite matrices unchanged.
         let svd = nalgebra::SVD::try_new(*f, true, true, f64::EPSILON, 200);
         let Some((mut u, mut s, mut vt)) =
             svd.and_then(|d| Some((d.u?, d.singular_values, d.v_t?)))
         else {
-            let mut a = self.dpdf(f);
+            let mut a = unprojected;
             crate::energy::project_psd(&mut a);
             return a;
         };
@@ -329,7 +335,7 @@ impl Material {
             .chain(eig.eigenvalues.iter())
             .all(|&l| l >= 0.0)
         {
-            return self.dpdf(f);
+            return unprojected;
         }
         let mut out = Matrix9::zeros();
         let mut add_mode = |lambda: f64, q: Matrix3<f64>| {
