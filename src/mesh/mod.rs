@@ -47,6 +47,16 @@ pub enum MeshError {
          points (e.g. ParaView's 'Clean' filter or meshio)"
     )]
     UnusedVertex { vertex: usize },
+    #[error(
+        "tetrahedra {first} and {second} overlap: they share the face {face:?} but are not on \
+         opposite sides of it (or a third tet shares it); each face may bound at most two \
+         tetrahedra, one on each side"
+    )]
+    OverlappingTets {
+        first: usize,
+        second: usize,
+        face: [usize; 3],
+    },
     #[error("invalid {name} = {value} for a procedural mesh: {allowed}")]
     InvalidParameter {
         name: &'static str,
