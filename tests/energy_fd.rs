@@ -530,3 +530,30 @@ fn analytic_psd_projection_matches_numerical_projection() {
     // Make sure the comparison exercised actual projections, not only the fast path.
     assert!(cases >= 8, "only {cases} indefinite cases");
 }
+
+/// Invalid input must give NaN (visible to the solver's checks), never hang or panic.
+#[test]
+fn non_finite_and_undefined_inputs_give_nan_quickly() {
+    let nh = rubber(ElasticModel::NeoHookean);
+    let snh = rubber(ElasticModel::StableNeoHookean);
+    let mut bad = Matrix3::identity();
+    bad[(1, 2)] = f64::NAN;
+    for m in [nh, snh] {
+        assert!(m.dpdf_projected(&bad).iter().all(|x| x.is_nan()));
+        let mut inf = Matrix3::identity();
+        inf[(0, 0)] = f64::INFINITY;
+        assert!(m.dpdf_projected(&inf).iter().all(|x| x.is_nan()));
+    }
+    let inverted = Matrix3::from_diagonal(&Vector3::new(-0.5, 1.0, 1.0));
+    assert!(nh.dpdf_projected(&inverted).iter().all(|x| x.is_nan()));
+    let mut rng = Rng(3);
+    let (el, x) = deformed(&mut rng, &inverted);
+    let (e, _, h) = el.energy_gradient_hessian(&nh, &x, true);
+    assert_eq!(e, f64::INFINITY);
+    assert!(h[(0, 0)].is_nan());
+    let mut nan9 = SMatrix::<f64, 9, 9>::identity();
+    nan9[(3, 4)] = f64::NAN;
+    let copy = nan9;
+    project_psd(&mut nan9);
+    assert!(nan9[(3, 4)].is_nan() && nan9[(0, 0)] == copy[(0, 0)]);
+}

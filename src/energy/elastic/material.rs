@@ -291,6 +291,10 @@ impl Material {
     /// but several times faster. When no eigenvalue is negative, the result is exactly
     /// [`Self::dpdf`]. NaN for a neo-Hookean F with J ≤ 0.
     pub fn dpdf_projected(&self, f: &Matrix3<f64>) -> Matrix9 {
+        // Iterative eigen-solvers never converge on NaN: answer NaN for non-finite input at once.
+        if !f.iter().all(|x| x.is_finite()) {
+            return Matrix9::from_element(f64::NAN);
+        }
         let Some(t) = self.stiffness_terms(f) else {
             return Matrix9::from_element(f64::NAN);
         };
@@ -328,7 +332,13 @@ impl Material {
             + s * s.transpose() * t.b
             + gamma * gamma.transpose() * t.c
             + kmat * t.d;
-        let eig = nalgebra::SymmetricEigen::new(scale);
+        // Finite input converges in a few iterations; the bound only guards against overflow
+        // to infinity in extreme F (then the numerical projection decides).
+        let Some(eig) = nalgebra::SymmetricEigen::try_new(scale, f64::EPSILON, 1000) else {
+            let mut a = unprojected;
+            crate::energy::project_psd(&mut a);
+            return a;
+        };
         if twist
             .iter()
             .chain(&flip)
