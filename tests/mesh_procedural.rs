@@ -257,6 +257,20 @@ fn new_rejects_invalid_meshes_with_clear_messages() {
     let e = msg(TetMesh::new(extra, vec![[0, 1, 2, 3]]));
     assert!(e.contains("vertex 4 is not used"), "{e}");
 
+    // Duplicate tet, and two tets on the same side of a shared face (overlap).
+    let mut five = v();
+    five.push(Vector3::new(0.2, 0.2, 0.5));
+    let e = msg(TetMesh::new(v(), vec![[0, 1, 2, 3], [0, 2, 1, 3]]));
+    assert!(e.contains("tetrahedra 0 and 1 overlap"), "{e}");
+    let e = msg(TetMesh::new(five.clone(), vec![[0, 1, 2, 3], [0, 1, 2, 4]]));
+    assert!(
+        e.contains("tetrahedra 0 and 1 overlap") && e.contains("[0, 1, 2]"),
+        "{e}"
+    );
+    // The same two tets on opposite sides of the face are fine.
+    five[4].z = -0.5;
+    assert!(TetMesh::new(five, vec![[0, 1, 2, 3], [0, 1, 2, 4]]).is_ok());
+
     let mut nan = v();
     nan[1].y = f64::NAN;
     let e = msg(TetMesh::new(nan, vec![[0, 1, 2, 3]]));

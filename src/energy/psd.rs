@@ -6,18 +6,27 @@ use nalgebra::SMatrix;
 /// V max(Λ, 0) Vᵀ from the symmetric eigen-decomposition h = V Λ Vᵀ.
 ///
 /// - Only the symmetric part of `h` is used (callers pass symmetric matrices).
+/// - A matrix with a NaN or infinite entry is left unchanged.
 /// - A positive definite `h` is detected by a Cholesky factorization (cheap) and left
 ///   bit-for-bit unchanged; so is any `h` whose computed eigenvalues are all ≥ 0. Otherwise the
 ///   result is PSD up to round-off (eigenvalues ≥ −N ε ‖h‖).
 /// - The eigen-decomposition is cyclic Jacobi: generic in N without extra trait bounds, no heap
 ///   allocation, and accurate to round-off for the small N used here (9 for ∂P/∂F, 12 for tets).
 pub fn project_psd<const N: usize>(h: &mut SMatrix<f64, N, N>) {
-    if is_positive_definite(h) {
+    // A non-finite matrix is already invalid (e.g. neo-Hookean at J ≤ 0); keep it visible
+    // (and never hand NaN to an iterative eigen-solver).
+    if !h.iter().all(|x| x.is_finite()) || is_positive_definite(h) {
         return;
     }
     let mut a = (*h + h.transpose()) * 0.5;
     let mut v = SMatrix::<f64, N, N>::identity();
-    jacobi_eigen(&mut a, &mut v);
+    match N {
+        // Concrete sizes go through nalgebra's Householder + implicit QR (several times faster
+        // than Jacobi; it needs dimension trait bounds that a generic N cannot provide).
+        9 => nalgebra_eigen_9(&mut a, &mut v),
+        12 => nalgebra_eigen_12(&mut a, &mut v),
+        _ => jacobi_eigen(&mut a, &mut v),
+    }
     if (0..N).all(|i| a[(i, i)] >= 0.0) {
         return;
     }
@@ -38,8 +47,27 @@ pub fn project_psd<const N: usize>(h: &mut SMatrix<f64, N, N>) {
     *h = out;
 }
 
+/// Symmetric eigen-decomposition through nalgebra for a concrete size `$m` (`$m == N`, checked
+/// by the caller): `a` becomes diagonal (eigenvalues) and `v` the eigenvectors, as with
+/// [`jacobi_eigen`]. A macro because nalgebra's dimension bounds need a concrete size.
+macro_rules! nalgebra_eigen {
+    ($name:ident, $m:literal) => {
+        fn $name<const N: usize>(a: &mut SMatrix<f64, N, N>, v: &mut SMatrix<f64, N, N>) {
+            let m = SMatrix::<f64, $m, $m>::from_fn(|r, c| a[(r, c)]);
+            // Bounded iterations (finite input converges in far fewer); Jacobi otherwise.
+            let Some(eig) = nalgebra::SymmetricEigen::try_new(m, f64::EPSILON, 10_000) else {
+                return jacobi_eigen(a, v);
+            };
+            *a = SMatrix::from_fn(|r, c| if r == c { eig.eigenvalues[r] } else { 0.0 });
+            *v = SMatrix::from_fn(|r, c| eig.eigenvectors[(r, c)]);
+        }
+    };
+}
+nalgebra_eigen!(nalgebra_eigen_9, 9);
+nalgebra_eigen!(nalgebra_eigen_12, 12);
+
 /// Cholesky test for positive definiteness (reads the lower triangle).
-fn is_positive_definite<const N: usize>(h: &SMatrix<f64, N, N>) -> bool {
+pub(crate) fn is_positive_definite<const N: usize>(h: &SMatrix<f64, N, N>) -> bool {
     let mut l = SMatrix::<f64, N, N>::zeros();
     for j in 0..N {
         let mut d = h[(j, j)];

@@ -27,8 +27,8 @@ pub enum MeshError {
         vertex_count: usize,
     },
     #[error(
-        "tetrahedron {tet} (vertices {nodes:?}) is degenerate: its volume {volume:e} is \
-         negligible against its longest edge {edge:e} (|volume| must exceed {limit:e} × edge³); \
+        "tetrahedron {tet} (vertices {nodes:?}) is degenerate: its volume {volume:.3e} is \
+         negligible against its longest edge {edge:.3e} (|volume| must exceed {limit:.0e} × edge³); \
          flat or collapsed elements cannot be simulated"
     )]
     Degenerate {
@@ -47,6 +47,16 @@ pub enum MeshError {
          points (e.g. ParaView's 'Clean' filter or meshio)"
     )]
     UnusedVertex { vertex: usize },
+    #[error(
+        "tetrahedra {first} and {second} overlap: they share the face {face:?} but are not on \
+         opposite sides of it (or a third tet shares it); each face may bound at most two \
+         tetrahedra, one on each side"
+    )]
+    OverlappingTets {
+        first: usize,
+        second: usize,
+        face: [usize; 3],
+    },
     #[error("invalid {name} = {value} for a procedural mesh: {allowed}")]
     InvalidParameter {
         name: &'static str,
@@ -64,7 +74,11 @@ pub enum MeshError {
         path.display()
     )]
     UnsupportedExtension { path: PathBuf, extension: String },
-    #[error("mesh file '{}' could not be parsed as VTK: {message}", path.display())]
+    #[error(
+        "mesh file '{}' could not be parsed as VTK ({message}); expected a legacy VTK file \
+         (ASCII, or binary big-endian as VTK writes it) or a VTK XML unstructured grid",
+        path.display()
+    )]
     Vtk { path: PathBuf, message: String },
     #[error("mesh file '{}': {message}", path.display())]
     Malformed { path: PathBuf, message: String },

@@ -35,12 +35,46 @@ pub const TET_FACES: [[usize; 3]; 4] = [[1, 2, 3], [0, 3, 2], [0, 1, 3], [0, 2, 
 /// The six edges of a tet as local vertex pairs.
 const TET_EDGES: [[usize; 2]; 6] = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]];
 
+/// A face key independent of vertex order, and whether `f` is an even permutation of it.
+#[inline]
+fn face_key(f: [usize; 3]) -> ([usize; 3], bool) {
+    let mut k = f;
+    k.sort_unstable();
+    // Cyclic rotations of the sorted triple are the even permutations.
+    let even = f == k || f == [k[1], k[2], k[0]] || f == [k[2], k[0], k[1]];
+    (k, even)
+}
+
+/// Every face must bound at most two tets, and two tets sharing a face must lie on opposite
+/// sides of it (the face appears with opposite orientations). Otherwise tets overlap or the
+/// mesh is not a manifold, and neither the surface nor the contact geometry would make sense.
+fn check_face_sharing(tets: &[[usize; 4]]) -> Result<(), MeshError> {
+    // Face → (first tet, orientation in it, number of tets).
+    let mut seen: HashMap<[usize; 3], (usize, bool, u32)> = HashMap::with_capacity(2 * tets.len());
+    for (t, nodes) in tets.iter().enumerate() {
+        for f in TET_FACES {
+            let (key, even) = face_key(f.map(|i| nodes[i]));
+            let entry = seen.entry(key).or_insert((t, even, 0));
+            entry.2 += 1;
+            if entry.2 > 1 && (entry.2 > 2 || entry.1 == even) {
+                return Err(MeshError::OverlappingTets {
+                    first: entry.0,
+                    second: t,
+                    face: key,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 impl TetMesh {
     /// Validates and builds a mesh. Negatively oriented tets are reoriented (two nodes swapped),
     /// so files from tools with either convention work.
     ///
     /// Errors: no tets, an index out of range, a non-finite coordinate, a vertex used by no tet
-    /// (it would have zero mass), a degenerate tet (see [`DEGENERATE_RELATIVE_VOLUME`]).
+    /// (it would have zero mass), a degenerate tet (see [`DEGENERATE_RELATIVE_VOLUME`]), a face
+    /// shared by more than two tets or by two tets on the same side of it (overlap, duplicate).
     pub fn new(
         vertices: Vec<Vector3<f64>>,
         mut tets: Vec<[usize; 4]>,
@@ -93,17 +127,14 @@ impl TetMesh {
         if let Some(vertex) = used.iter().position(|u| !u) {
             return Err(MeshError::UnusedVertex { vertex });
         }
+        check_face_sharing(&tets)?;
         Ok(TetMesh { vertices, tets })
     }
 
     /// Boundary faces (faces of exactly one tet), counter-clockwise seen from outside, so that
     /// (b − a) × (c − a) is an outward normal. Ordered by tet, then local face: deterministic.
     pub fn surface_triangles(&self) -> Vec<[usize; 3]> {
-        let key = |f: [usize; 3]| {
-            let mut k = f;
-            k.sort_unstable();
-            k
-        };
+        let key = |f: [usize; 3]| face_key(f).0;
         let mut count: HashMap<[usize; 3], u32> = HashMap::with_capacity(2 * self.tets.len());
         let faces = || {
             self.tets

@@ -91,7 +91,7 @@ fn append_piece(
         .points
         .cast_into()
         .ok_or_else(|| malformed(path, "point coordinates are not numbers".into()))?;
-    if coords.len() % 3 != 0 {
+    if !coords.len().is_multiple_of(3) {
         return Err(malformed(
             path,
             format!("{} point coordinates is not a multiple of 3", coords.len()),

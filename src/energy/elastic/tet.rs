@@ -14,7 +14,6 @@ use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 use num_dual::DualNum;
 
 use super::material::{Material, Matrix9};
-use crate::energy::psd::project_psd;
 use crate::mesh::TetMesh;
 
 /// A linear tetrahedral element with its precomputed rest-shape data.
@@ -84,34 +83,41 @@ impl TetElement {
     /// Energy and its gradient with respect to the 12 nodal coordinates (the negated elastic
     /// forces).
     pub fn energy_gradient(&self, m: &Material, x: &[Vector3<f64>; 4]) -> (f64, SVector<f64, 12>) {
-        let f = self.deformation_gradient(x);
-        let e = self.rest_volume * m.energy_density(&f);
-        let vp = m.pk1(&f) * self.rest_volume;
-        let c = self.shape_gradients();
+        self.energy_gradient_at(m, &self.deformation_gradient(x))
+    }
+
+    /// Energy and gradient for a known F.
+    #[inline]
+    fn energy_gradient_at(&self, m: &Material, f: &Matrix3<f64>) -> (f64, SVector<f64, 12>) {
+        let e = self.rest_volume * m.energy_density(f);
+        let vp = m.pk1(f) * self.rest_volume;
         let mut g = SVector::<f64, 12>::zeros();
-        for a in 0..4 {
-            g.fixed_rows_mut::<3>(3 * a).copy_from(&(vp * c[a]));
+        for (a, ca) in self.shape_gradients().iter().enumerate() {
+            g.fixed_rows_mut::<3>(3 * a).copy_from(&(vp * ca));
         }
         (e, g)
     }
 
     /// Energy, gradient and the 12×12 Hessian (symmetric).
     ///
-    /// With `project_psd`, ∂P/∂F is projected to its positive semi-definite part before the
-    /// map to nodal coordinates: H = V Bᵀ A⁺ B is then PSD by congruence, and it is cheaper
-    /// than projecting the 12×12 matrix (9×9 eigenproblem, and 3 of the 12 eigenvalues are the
-    /// exact zeros of the translations anyway).
+    /// With `project_psd`, ∂P/∂F is projected to its positive semi-definite part
+    /// ([`Material::dpdf_projected`], analytic eigen-decomposition) before the map to nodal
+    /// coordinates: H = V Bᵀ A⁺ B is then PSD by congruence. This is cheaper than projecting the
+    /// 12×12 matrix, and is the usual choice (Teran et al. 2005; Smith et al. 2019); it is not the
+    /// nearest PSD matrix to H itself.
     pub fn energy_gradient_hessian(
         &self,
         m: &Material,
         x: &[Vector3<f64>; 4],
         project_psd: bool,
     ) -> (f64, SVector<f64, 12>, SMatrix<f64, 12, 12>) {
-        let (e, g) = self.energy_gradient(m, x);
-        let mut a = m.dpdf(&self.deformation_gradient(x));
-        if project_psd {
-            self::project_psd(&mut a);
-        }
+        let f = self.deformation_gradient(x);
+        let (e, g) = self.energy_gradient_at(m, &f);
+        let a = if project_psd {
+            m.dpdf_projected(&f)
+        } else {
+            m.dpdf(&f)
+        };
         (e, g, self.map_stiffness(&a))
     }
 
@@ -121,12 +127,9 @@ impl TetElement {
         let c = self.shape_gradients();
         // t = A B (9×12): column (3b+k) = Σ_l A[:, 3l+k] c_b[l].
         let mut t = SMatrix::<f64, 9, 12>::zeros();
-        for b in 0..4 {
+        for (b, cb) in c.iter().enumerate() {
             for k in 0..3 {
-                let mut col = SVector::<f64, 9>::zeros();
-                for l in 0..3 {
-                    col += a.column(3 * l + k) * c[b][l];
-                }
+                let col = a.column(k) * cb[0] + a.column(3 + k) * cb[1] + a.column(6 + k) * cb[2];
                 t.set_column(3 * b + k, &col);
             }
         }
@@ -134,8 +137,8 @@ impl TetElement {
         // then mirrored (A symmetric ⇒ H symmetric, and mirroring makes it exactly so).
         let mut h = SMatrix::<f64, 12, 12>::zeros();
         let v = self.rest_volume;
-        for a_node in 0..4 {
-            let ca = c[a_node] * v;
+        for (a_node, ca) in c.iter().enumerate() {
+            let ca = ca * v;
             for i in 0..3 {
                 let r = 3 * a_node + i;
                 for col in r..12 {
