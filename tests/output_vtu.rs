@@ -37,17 +37,17 @@ fn read_piece(path: &Path) -> UnstructuredGridPiece {
 /// Finds an attribute by name and returns (components, values).
 fn array(attrs: &[Attribute], name: &str) -> (u32, Vec<f64>) {
     for a in attrs {
-        if let Attribute::DataArray(d) = a {
-            if d.name == name {
-                let comps = match d.elem {
-                    ElementType::Vectors => 3,
-                    ElementType::Scalars { num_comp, .. } => num_comp,
-                    ElementType::Generic(n) => n,
-                    ref other => panic!("unexpected element type {other:?} for {name}"),
-                };
-                let v: Vec<f64> = d.data.cast_into().expect("f64 data");
-                return (comps, v);
-            }
+        if let Attribute::DataArray(d) = a
+            && d.name == name
+        {
+            let comps = match d.elem {
+                ElementType::Vectors => 3,
+                ElementType::Scalars { num_comp, .. } => num_comp,
+                ElementType::Generic(n) => n,
+                ref other => panic!("unexpected element type {other:?} for {name}"),
+            };
+            let v: Vec<f64> = d.data.cast_into().expect("f64 data");
+            return (comps, v);
         }
     }
     panic!("array {name} not found among {attrs:?}")
