@@ -169,7 +169,7 @@ fn line_set_round_trips_exactly() {
 }
 
 #[test]
-fn default_writer_is_uncompressed_and_readable() {
+fn default_writer_is_lz4_and_readable() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("a.vtu");
     let pts = points(3);
@@ -182,8 +182,8 @@ fn default_writer_is_uncompressed_and_readable() {
     let text = std::fs::read_to_string(&path).expect("read");
     assert!(text.contains("UnstructuredGrid"), "{text}");
     assert!(
-        !text.contains("compressor="),
-        "default must be uncompressed: {text}"
+        text.contains("compressor=\"vtkLZ4DataCompressor\""),
+        "default is LZ4: {text}"
     );
     assert_eq!(read_piece(&path).cells.types, vec![CellType::Triangle]);
 }
