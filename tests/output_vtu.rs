@@ -245,3 +245,16 @@ fn mismatched_lengths_and_bad_indices_are_clear_errors() {
         "cell 0 refers to point 4 but the mesh has 4 points",
     );
 }
+
+#[test]
+fn empty_body_round_trips() {
+    // A body can be empty (e.g. a rod set whose curves were all filtered out).
+    let pts: [[f64; 3]; 0] = [];
+    let segs: [[usize; 2]; 0] = [];
+    let vel: [[f64; 3]; 0] = [];
+    let mut s = UnstructuredSnapshot::new(&pts, Cells::Line(&segs));
+    s.point_vectors.push(("velocity", &vel));
+    for c in [VtuCompression::None, VtuCompression::Lz4] {
+        check_round_trip(&s, c, CellType::Line);
+    }
+}
