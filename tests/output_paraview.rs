@@ -1,6 +1,7 @@
 //! Opt-in check with the real client: ParaView opens a `.pvd` time series written by fricsim
 //! (a tet solid and a triangle cloth over three frames, written uncompressed, LZ4 and zlib),
-//! reports what it read at every time step, and renders the last frame to a PNG.
+//! reports what it read at every time step, and renders the last frame to a PNG; it also
+//! reads a PLY surface with its own PLY reader.
 //!
 //! Needs Debian's ParaView and a virtual X server (large: ~1 GB installed):
 //! ```text
@@ -12,6 +13,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use fricsim::output::ply::write_ply;
 use fricsim::output::pvd::PvdCollection;
 use fricsim::output::vtu::{Cells, UnstructuredSnapshot, VtuCompression, write_vtu_with};
 
@@ -39,6 +41,12 @@ view.CameraFocalPoint = [0.5, 0.5, 0.8]
 view.CameraViewUp = [0.0, 0.0, 1.0]
 view.ResetCamera()
 SaveScreenshot(png, view, ImageResolution=[480, 360])
+ply = PLYReader(FileNames=[sys.argv[3]])
+ply.UpdatePipeline()
+pi = ply.GetDataInformation()
+pb = pi.GetBounds()
+print('FRICSIM ply points=%d cells=%d bounds=%r,%r,%r,%r,%r,%r' % (
+    (pi.GetNumberOfPoints(), pi.GetNumberOfCells()) + tuple(pb)))
 print('FRICSIM times=%s arrays=%s' % (
     ','.join(repr(t) for t in times), ','.join(sorted(reader.PointData.keys()))))
 "#;
@@ -108,12 +116,23 @@ fn paraview_opens_and_renders_the_series() {
     let script = dir.path().join("render.py");
     std::fs::write(&script, SCRIPT).expect("script");
     let png = dir.path().join("last_frame.png");
+    // A PLY surface too (ParaView's own PLY reader, independent of ply-rs).
+    let ply = dir.path().join("cloth.ply");
+    let cloth = [
+        [-1.0, -1.0, 1.5],
+        [2.0, -1.0, 1.5],
+        [2.0, 2.0, 1.75],
+        [-1.0, 2.0, 1.5],
+    ];
+    let vel = [[0.0, 0.0, -1.0]; 4];
+    write_ply(&ply, &cloth, &[[0, 1, 2], [0, 2, 3]], &[("velocity", &vel)]).expect("ply");
     let out = Command::new("xvfb-run")
         // xvfb-run's default screen is 8-bit, which GLX visuals may refuse; ask for 24-bit.
         .args(["-a", "-s", "-screen 0 1280x1024x24", "pvbatch"])
         .arg(&script)
         .arg(&pvd)
         .arg(&png)
+        .arg(&ply)
         .output()
         .expect("run xvfb-run pvbatch");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -137,6 +156,11 @@ fn paraview_opens_and_renders_the_series() {
     assert!(
         stdout.contains("FRICSIM times=0.0,0.02,0.04 arrays=velocity"),
         "unexpected ParaView report: {stdout}"
+    );
+    let line = "FRICSIM ply points=4 cells=2 bounds=-1.0,2.0,-1.0,2.0,1.5,1.75";
+    assert!(
+        stdout.contains(line),
+        "ParaView report lacks {line:?}: {stdout}"
     );
     let len = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
     assert!(len > 1000, "screenshot missing or empty ({len} bytes)");
