@@ -110,8 +110,8 @@ impl<'a> UnstructuredSnapshot<'a> {
 ///
 /// | compression | file size | write time |
 /// |---|---|---|
-/// | `None` | 10.7 MB | ~100 ms |
-/// | `Lz4` (default) | 4.7 MB | ~55-70 ms |
+/// | `None` | 10.7 MB | ~100-130 ms |
+/// | `Lz4` (default) | 4.7 MB | ~50-70 ms |
 /// | `Zlib { level: 1 }` | 2.8 MB | ~1000 ms |
 ///
 /// LZ4 is both the fastest and less than half the size: base64-encoding and writing the
