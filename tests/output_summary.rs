@@ -14,8 +14,7 @@ fn summary_is_written_as_pretty_json_with_every_field() {
     s.steps = 2000;
     s.frames_written = 101;
     s.simulated_time = 2.0;
-    s.wall_seconds = 12.5;
-    s.exit_status = RunStatus::Failed("solver diverged at step 42".into());
+    s.finish(12.5, RunStatus::Failed("solver diverged at step 42".into()));
     s.totals.insert("newton_iterations".into(), json!(8123));
     s.totals.insert("failed_steps".into(), json!(0));
     s.write(&path).expect("write");
@@ -37,6 +36,10 @@ fn summary_is_written_as_pretty_json_with_every_field() {
     assert_eq!(
         v["totals"],
         json!({"failed_steps": 0, "newton_iterations": 8123})
+    );
+    assert!(
+        v["end_time"].as_str() >= v["start_time"].as_str(),
+        "end after start"
     );
     for k in ["start_time", "end_time"] {
         let t = v[k].as_str().expect("string");

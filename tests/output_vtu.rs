@@ -37,17 +37,17 @@ fn read_piece(path: &Path) -> UnstructuredGridPiece {
 /// Finds an attribute by name and returns (components, values).
 fn array(attrs: &[Attribute], name: &str) -> (u32, Vec<f64>) {
     for a in attrs {
-        if let Attribute::DataArray(d) = a {
-            if d.name == name {
-                let comps = match d.elem {
-                    ElementType::Vectors => 3,
-                    ElementType::Scalars { num_comp, .. } => num_comp,
-                    ElementType::Generic(n) => n,
-                    ref other => panic!("unexpected element type {other:?} for {name}"),
-                };
-                let v: Vec<f64> = d.data.cast_into().expect("f64 data");
-                return (comps, v);
-            }
+        if let Attribute::DataArray(d) = a
+            && d.name == name
+        {
+            let comps = match d.elem {
+                ElementType::Vectors => 3,
+                ElementType::Scalars { num_comp, .. } => num_comp,
+                ElementType::Generic(n) => n,
+                ref other => panic!("unexpected element type {other:?} for {name}"),
+            };
+            let v: Vec<f64> = d.data.cast_into().expect("f64 data");
+            return (comps, v);
         }
     }
     panic!("array {name} not found among {attrs:?}")
@@ -169,7 +169,7 @@ fn line_set_round_trips_exactly() {
 }
 
 #[test]
-fn default_writer_is_uncompressed_and_readable() {
+fn default_writer_is_lz4_and_readable() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("a.vtu");
     let pts = points(3);
@@ -182,8 +182,8 @@ fn default_writer_is_uncompressed_and_readable() {
     let text = std::fs::read_to_string(&path).expect("read");
     assert!(text.contains("UnstructuredGrid"), "{text}");
     assert!(
-        !text.contains("compressor="),
-        "default must be uncompressed: {text}"
+        text.contains("compressor=\"vtkLZ4DataCompressor\""),
+        "default is LZ4: {text}"
     );
     assert_eq!(read_piece(&path).cells.types, vec![CellType::Triangle]);
 }
@@ -244,4 +244,17 @@ fn mismatched_lengths_and_bad_indices_are_clear_errors() {
         &UnstructuredSnapshot::new(&pts, Cells::Tetra(&bad)),
         "cell 0 refers to point 4 but the mesh has 4 points",
     );
+}
+
+#[test]
+fn empty_body_round_trips() {
+    // A body can be empty (e.g. a rod set whose curves were all filtered out).
+    let pts: [[f64; 3]; 0] = [];
+    let segs: [[usize; 2]; 0] = [];
+    let vel: [[f64; 3]; 0] = [];
+    let mut s = UnstructuredSnapshot::new(&pts, Cells::Line(&segs));
+    s.point_vectors.push(("velocity", &vel));
+    for c in [VtuCompression::None, VtuCompression::Lz4] {
+        check_round_trip(&s, c, CellType::Line);
+    }
 }

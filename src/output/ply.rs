@@ -83,7 +83,7 @@ pub fn write_ply_with(
                 .map_err(io)?;
         }
         for t in triangles {
-            // Indices were checked against points.len() <= u32::MAX + 1 in `validate`.
+            // `validate` checked every index < points.len() <= u32::MAX, so the cast is exact.
             let f = Item::Face([t[0] as u32, t[1] as u32, t[2] as u32]);
             writer
                 .write_little_endian_element(out, &f, face_def)

@@ -1,7 +1,7 @@
 //! Per-step statistics as CSV (`stats.csv`), one row per step, flushed as it is written.
 //!
 //! Format: RFC 4180 CSV with a header line, `\n` line ends. Integers print in decimal; floats
-//! print with [`format_f64`](super::format_f64): the shortest digits that parse back to the
+//! print with [`format_f64`]: the shortest digits that parse back to the
 //! same `f64`, positional or scientific as Python's `repr` would (`0.001`, `1e-12`, `NaN`,
 //! `inf`). Text fields containing a comma, a double
 //! quote or a line break are quoted, with inner quotes doubled, as every CSV reader expects.

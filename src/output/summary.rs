@@ -88,7 +88,15 @@ impl RunSummary {
         }
     }
 
-    /// Writes the summary to `path` as pretty-printed JSON, atomically.
+    /// Marks the run as ended now: sets `end_time`, `wall_seconds` and `exit_status`.
+    pub fn finish(&mut self, wall_seconds: f64, status: RunStatus) {
+        self.end_time = rfc3339_utc(SystemTime::now());
+        self.wall_seconds = wall_seconds;
+        self.exit_status = status;
+    }
+
+    /// Writes the summary to `path` as pretty-printed JSON, atomically. Call it whenever the
+    /// run ends, also on failure or interruption, so every output folder says how it ended.
     pub fn write(&self, path: &Path) -> Result<(), OutputError> {
         let mut json = serde_json::to_vec_pretty(self).map_err(|e| OutputError::encode(path, e))?;
         json.push(b'\n');
