@@ -1,0 +1,15 @@
+//! Scene files: RON loading, `--set` overrides, semantic validation and error messages.
+//!
+//! The CLI calls [`load_scene`]; the model builder reads [`LoadedScene::scene`], resolves mesh
+//! paths with [`resolve_path`] and reports later problems with [`error_at`] so that every scene
+//! error has the same `file[:line:col]: field [= value]: message` form.
+
+pub mod error;
+pub mod load;
+mod locate;
+pub mod overrides;
+pub mod schema;
+pub mod validate;
+
+pub use error::{Problem, SceneError, error_at};
+pub use load::{LoadedScene, load_scene, parse_scene_str, resolve_path};
