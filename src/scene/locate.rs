@@ -324,7 +324,14 @@ impl Scanner<'_> {
             // The transparent element duplicates its parent's path; drop it so lookups find the
             // outer entry (which spans the variant name too).
             if first < self.entries.len() && self.entries[first].path == path {
-                self.entries.remove(first);
+                let inner = self.entries.remove(first);
+                if let Some(outer) = self.entries[..first]
+                    .iter_mut()
+                    .rev()
+                    .find(|e| e.path == path)
+                {
+                    outer.nonfinite |= inner.nonfinite;
+                }
             }
         }
         true

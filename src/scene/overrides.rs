@@ -280,23 +280,23 @@ fn decide(
         },
         Json::Object(map) => {
             let variant_here = is_variant(map).map(str::to_string);
-            if let Seg::Key(k) = seg {
-                if map.contains_key(k) {
-                    // Naming the variant itself (`mesh.Box.size`) is allowed and not shown.
-                    let child = if variant_here.is_some() {
-                        shown.to_string()
-                    } else {
-                        join(shown, k)
-                    };
-                    return Ok(Step::Key {
-                        key: k.clone(),
-                        shown: child,
-                        is_map: shown.is_empty() && k == "materials",
-                        variant: variant_here,
-                        consume: true,
-                        insert: false,
-                    });
-                }
+            if let Seg::Key(k) = seg
+                && map.contains_key(k)
+            {
+                // Naming the variant itself (`mesh.Box.size`) is allowed and not shown.
+                let child = if variant_here.is_some() {
+                    shown.to_string()
+                } else {
+                    join(shown, k)
+                };
+                return Ok(Step::Key {
+                    key: k.clone(),
+                    shown: child,
+                    is_map: shown.is_empty() && k == "materials",
+                    variant: variant_here,
+                    consume: true,
+                    insert: false,
+                });
             }
             if let Some(v) = variant_here {
                 return Ok(Step::Key {
@@ -367,10 +367,10 @@ fn friendly(msg: &str) -> String {
     let msg = msg
         .replace("f64", "a number")
         .replace("usize", "a whole number >= 0");
-    if let Some(rest) = msg.strip_prefix("invalid type: ") {
-        if let Some((found, expected)) = rest.split_once(", expected ") {
-            return format!("expected {expected}, found {found}");
-        }
+    if let Some(rest) = msg.strip_prefix("invalid type: ")
+        && let Some((found, expected)) = rest.split_once(", expected ")
+    {
+        return format!("expected {expected}, found {found}");
     }
     msg
 }

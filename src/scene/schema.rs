@@ -313,7 +313,7 @@ pub enum PipelineSpec {
     Penalty(PenaltySpec),
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct PenaltySpec {
     #[serde(default)]
@@ -329,18 +329,6 @@ pub struct PenaltySpec {
     /// What a step that fails to converge does to the run.
     #[serde(default)]
     pub on_failure: OnFailure,
-}
-
-impl Default for PenaltySpec {
-    fn default() -> Self {
-        PenaltySpec {
-            integrator: IntegratorSpec::default(),
-            friction: FrictionEvaluation::default(),
-            contact: PenaltyContactSpec::default(),
-            newton: NewtonSpec::default(),
-            on_failure: OnFailure::default(),
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]

@@ -125,7 +125,7 @@ fn time(c: &mut Checks, s: &Scene) {
             "missing: give either `duration` (seconds, > 0) or `frames` (count, >= 1)",
         ),
         (Some(d), None) => c.positive("duration", d, " (seconds)"),
-        (None, Some(f)) if f == 0 => c.push("frames", Some("0".into()), "must be >= 1"),
+        (None, Some(0)) => c.push("frames", Some("0".into()), "must be >= 1"),
         (None, Some(_)) => {}
     }
     c.positive("frame_rate", s.frame_rate, " (frames per second)");
@@ -230,28 +230,28 @@ fn known_material(c: &mut Checks, s: &Scene, path: &str, name: &str) {
 
 fn law(c: &mut Checks, p: &str, l: &FrictionLawSpec, epsilon: f64) {
     c.non_negative(&format!("{p}.mu"), l.mu);
-    if let Some(mu_s) = l.mu_s {
-        if l.mu.is_finite() {
-            c.check(
-                &format!("{p}.mu_s"),
-                mu_s,
-                |v| v >= l.mu,
-                &format!("the static coefficient must be >= mu ({})", fmt_f(l.mu)),
-            );
-        }
+    if let Some(mu_s) = l.mu_s
+        && l.mu.is_finite()
+    {
+        c.check(
+            &format!("{p}.mu_s"),
+            mu_s,
+            |v| v >= l.mu,
+            &format!("the static coefficient must be >= mu ({})", fmt_f(l.mu)),
+        );
     }
-    if let Some(v_s) = l.v_s {
-        if epsilon.is_finite() {
-            c.check(
-                &format!("{p}.v_s"),
-                v_s,
-                |v| v > epsilon,
-                &format!(
-                    "the Stribeck velocity must be > friction.epsilon ({})",
-                    fmt_f(epsilon)
-                ),
-            );
-        }
+    if let Some(v_s) = l.v_s
+        && epsilon.is_finite()
+    {
+        c.check(
+            &format!("{p}.v_s"),
+            v_s,
+            |v| v > epsilon,
+            &format!(
+                "the Stribeck velocity must be > friction.epsilon ({})",
+                fmt_f(epsilon)
+            ),
+        );
     }
     c.non_negative(&format!("{p}.mu_v"), l.mu_v);
 }
