@@ -162,14 +162,16 @@ fn wrong_type_string_for_number() {
 #[test]
 fn missing_required_field() {
     let m = err(&edit("    frame_rate: 50.0,\n", ""));
-    assert_has(&m, &["scene.ron:", "missing required field `frame_rate`"]);
+    assert_has(
+        &m,
+        &["scene.ron:21:1: frame_rate: missing required field (in `Scene`)"],
+    );
     let m = err(&edit("material: \"rubber\", ", ""));
     assert_has(
         &m,
         &[
             "scene.ron:18:",
-            "bodies[0]",
-            "missing required field `material`",
+            "bodies[0].material: missing required field (in `Solid`)",
         ],
     );
 }
@@ -363,6 +365,11 @@ fn other_range_checks() {
             "cells: (2, 2, 2)",
             "cells: (2, 0, 2)",
             "bodies[0].mesh.cells = (2, 0, 2): every component must be >= 1",
+        ),
+        (
+            "cells: (2, 2, 2)",
+            "cells: (100000, 100000, 100000)",
+            "bodies[0].mesh.cells = (100000, 100000, 100000): too fine",
         ),
         (
             "size: (0.1, 0.1, 0.1)",

@@ -249,13 +249,14 @@ fn ron_problem(text: &str, origin: &str, e: &ron::error::SpannedError) -> Proble
         RonError::MissingStructField { field, outer } => {
             let inside = outer
                 .as_deref()
-                .map(|o| format!(" in `{o}`"))
+                .map(|o| format!(" (in `{o}`)"))
                 .unwrap_or_default();
-            (
-                path,
-                None,
-                format!("missing required field `{field}`{inside}"),
-            )
+            let field_path = if path.is_empty() {
+                field.to_string()
+            } else {
+                format!("{path}.{field}")
+            };
+            (field_path, None, format!("missing required field{inside}"))
         }
         RonError::DuplicateStructField { field, .. } => {
             (path, None, format!("field `{field}` is given twice"))
@@ -273,7 +274,7 @@ fn ron_problem(text: &str, origin: &str, e: &ron::error::SpannedError) -> Proble
         RonError::IntegerOutOfBounds => (
             path,
             scalar.clone(),
-            "integer out of range (whole numbers here must be >= 0)".into(),
+            "integer out of range (whole numbers here must be >= 0 and fit in 64 bits)".into(),
         ),
         RonError::ExpectedString | RonError::ExpectedStringEnd => (
             path,
@@ -287,7 +288,12 @@ fn ron_problem(text: &str, origin: &str, e: &ron::error::SpannedError) -> Proble
         RonError::ExpectedDifferentLength { expected, found } => (
             path,
             None,
-            format!("expected {expected}, found {found} element(s)"),
+            match expected.strip_prefix("an array of length ") {
+                Some(n) => format!(
+                    "expected {n} values in parentheses, e.g. `(0.0, 0.0, 1.0)`, found {found}"
+                ),
+                None => format!("expected {expected}, found {found} element(s)"),
+            },
         ),
         RonError::ExpectedDifferentStructName { expected, found } => (
             path,
@@ -308,6 +314,11 @@ fn ron_problem(text: &str, origin: &str, e: &ron::error::SpannedError) -> Proble
         RonError::ExpectedArrayEnd => (path, None, syntax(expected("`,` or a closing `]`"))),
         RonError::ExpectedMapEnd => (path, None, syntax(expected("`,` or a closing `}`"))),
         RonError::ExpectedMapColon => (path, None, syntax(expected("`:` after the key"))),
+        RonError::ExpectedIdentifier => (
+            path,
+            None,
+            syntax(expected("a field or variant name (written without quotes)")),
+        ),
         RonError::Eof => (
             path,
             None,

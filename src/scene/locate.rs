@@ -424,7 +424,7 @@ impl SourceIndex {
     pub fn path_at(&self, byte: usize) -> Option<&str> {
         self.entries
             .iter()
-            .filter(|e| e.start <= byte && byte <= e.end)
+            .filter(|e| e.start <= byte && byte < e.end)
             .min_by_key(|e| e.end - e.start)
             .map(|e| e.path.as_str())
     }

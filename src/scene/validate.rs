@@ -8,6 +8,9 @@ use super::schema::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// Upper bound on the tetrahedra of one procedural mesh (about 10 GB of model data).
+pub const MAX_TETS: usize = 50_000_000;
+
 /// A problem found in a typed scene, before it is given a file position.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Issue {
@@ -341,6 +344,15 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
                     "every component must be >= 1",
                 );
             }
+            // A typo such as `cells: (4000, 4000, 4000)` must be an error, not an out-of-memory abort.
+            let tets = cells.iter().try_fold(6usize, |n, &k| n.checked_mul(k));
+            if tets.is_none_or(|n| n > MAX_TETS) {
+                c.push(
+                    format!("{p}.cells"),
+                    Some(format!("({}, {}, {})", cells[0], cells[1], cells[2])),
+                    format!("too fine: 6 * nx * ny * nz tetrahedra must be at most {MAX_TETS}"),
+                );
+            }
         }
         MeshSpec::Ball { radius, resolution } => {
             c.positive(&format!("{p}.radius"), *radius, " (m)");
@@ -349,6 +361,16 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
                     format!("{p}.resolution"),
                     Some(resolution.to_string()),
                     "must be >= 2 (cells across the diameter)",
+                );
+            }
+            let tets = resolution.checked_pow(3).and_then(|n| n.checked_mul(6));
+            if tets.is_none_or(|n| n > MAX_TETS) {
+                c.push(
+                    format!("{p}.resolution"),
+                    Some(resolution.to_string()),
+                    format!(
+                        "too fine: about 6 * resolution^3 tetrahedra must be at most {MAX_TETS}"
+                    ),
                 );
             }
         }
