@@ -71,6 +71,10 @@ fn list_element_and_tuple() {
     ]);
     assert_eq!(solid(&l, 1).position, [0.0, 0.0, -1.62]);
     assert_eq!(l.scene.gravity, [0.5, 0.0, -1.62]);
+    // Vector components by name.
+    let l = ok(&["gravity.z=-1.62", "bodies[1].velocity.x=2.0"]);
+    assert_eq!(l.scene.gravity, [0.0, 0.0, -1.62]);
+    assert_eq!(solid(&l, 1).velocity, [2.0, 0.0, 0.0]);
 }
 
 #[test]

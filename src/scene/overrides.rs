@@ -326,6 +326,21 @@ fn decide(
                 )),
             }
         }
+        // `gravity.z` is `gravity[2]`: vectors are (x, y, z) tuples.
+        Json::Array(items)
+            if items.len() == 3
+                && matches!(seg, Seg::Key(k) if matches!(k.as_str(), "x" | "y" | "z")) =>
+        {
+            let index = match seg {
+                Seg::Key(k) if k == "x" => 0,
+                Seg::Key(k) if k == "y" => 1,
+                _ => 2,
+            };
+            Ok(Step::Index {
+                index,
+                shown: format!("{shown}[{index}]"),
+            })
+        }
         Json::Array(items) => match seg {
             Seg::Index(i) if *i < items.len() => Ok(Step::Index {
                 index: *i,
@@ -365,6 +380,10 @@ fn decide(
 /// serde_json's type errors in plain words.
 fn friendly(msg: &str) -> String {
     let msg = msg
+        .replace(
+            "an array of length 3",
+            "3 values in parentheses, e.g. `(0.0, 0.0, 1.0)`",
+        )
         .replace("f64", "a number")
         .replace("usize", "a whole number >= 0");
     if let Some(rest) = msg.strip_prefix("invalid type: ")
