@@ -254,6 +254,26 @@ fn nan_and_infinity_are_rejected() {
         &m,
         &["scene.ron:6:25: gravity[2] = -inf: must be a finite number"],
     );
+    // An optional field: NaN must not silently become `None` anywhere on the way.
+    let m = err(&edit(
+        "newton: (max_iterations: 20)",
+        "contact: (kappa: NaN)",
+    ));
+    assert_has(
+        &m,
+        &[
+            "scene.ron:21:",
+            "pipeline.contact.kappa = NaN: must be a finite number",
+        ],
+    );
+    let m = err(&edit("mu: 0.5", "mu: 1e999"));
+    assert_has(
+        &m,
+        &[
+            "scene.ron:12:",
+            "friction.default.mu = inf: must be a finite number",
+        ],
+    );
 }
 
 #[test]
