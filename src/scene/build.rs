@@ -45,7 +45,7 @@ pub fn frame_layout(scene: &Scene) -> (usize, usize) {
 /// Build the model and its initial state.
 pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     let scene = &loaded.scene;
-    let file = loaded.path.display().to_string();
+    let file = loaded.path.clone();
     let mat_names: Vec<String> = scene.materials.keys().cloned().collect();
     let mat_index = |name: &str| mat_names.iter().position(|m| m == name);
     let eps = scene.friction.epsilon;
@@ -67,7 +67,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         let (Some(density), Some(e), Some(nu)) = (m.density, m.youngs_modulus, m.poisson_ratio) else {
             return Err(error_at(&file, &format!("{field}.material"), "a solid's material needs density, youngs_modulus and poisson_ratio"));
         };
-        let mesh_err = |e: crate::mesh::MeshError| error_at(&file, &format!("{field}.mesh"), &e.to_string());
+        let mesh_err = |e: crate::mesh::MeshError| error_at(&file, &format!("{field}.mesh"), e.to_string());
         let mut mesh: TetMesh = match &spec.mesh {
             MeshSpec::Box { size, cells } => procedural::box_tets(*size, *cells).map_err(mesh_err)?,
             MeshSpec::Ball { radius, resolution } => procedural::ball_tets(*radius, *resolution).map_err(mesh_err)?,
@@ -110,7 +110,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                 return Err(error_at(
                     &file,
                     &format!("{field}.kinematic[{k}].region"),
-                    &format!("selects no vertex of body '{}' (its bounding box after placement is {:?})", spec.name, bbox(&mesh)),
+                    format!("selects no vertex of body '{}' (its bounding box after placement is {:?})", spec.name, bbox(&mesh)),
                 ));
             }
             let rest = nodes.iter().map(|&i| mesh.vertices[i - offset]).collect();

@@ -108,7 +108,11 @@ pub struct FrictionSpec {
 
 impl Default for FrictionSpec {
     fn default() -> Self {
-        FrictionSpec { default: FrictionLawSpec::default(), pairs: Vec::new(), epsilon: default_epsilon() }
+        FrictionSpec {
+            default: FrictionLawSpec::default(),
+            pairs: Vec::new(),
+            epsilon: default_epsilon(),
+        }
     }
 }
 
@@ -138,7 +142,12 @@ pub struct FrictionLawSpec {
 
 impl Default for FrictionLawSpec {
     fn default() -> Self {
-        FrictionLawSpec { mu: 0.0, mu_s: None, v_s: None, mu_v: 0.0 }
+        FrictionLawSpec {
+            mu: 0.0,
+            mu_s: None,
+            v_s: None,
+            mu_v: 0.0,
+        }
     }
 }
 
@@ -159,7 +168,12 @@ pub struct FrictionPairSpec {
 
 impl FrictionPairSpec {
     pub fn law(&self) -> FrictionLawSpec {
-        FrictionLawSpec { mu: self.mu, mu_s: self.mu_s, v_s: self.v_s, mu_v: self.mu_v }
+        FrictionLawSpec {
+            mu: self.mu,
+            mu_s: self.mu_s,
+            v_s: self.v_s,
+            mu_v: self.mu_v,
+        }
     }
 }
 
@@ -195,6 +209,8 @@ pub struct SolidSpec {
 
 /// Where a solid's tetrahedra come from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Struct variants need this too: without it a typo inside `Box(..)` would be silently ignored.
+#[serde(deny_unknown_fields)]
 pub enum MeshSpec {
     /// Axis-aligned box centered at the origin, `cells` structured cubes each split into 6 tets.
     Box { size: Vec3, cells: [usize; 3] },
@@ -202,7 +218,11 @@ pub enum MeshSpec {
     #[serde(alias = "Sphere")]
     Ball { radius: f64, resolution: usize },
     /// A `.vtk` (legacy) or `.vtu` file of tetrahedra, relative to the scene file.
-    File { path: String, #[serde(default = "one")] scale: f64 },
+    File {
+        path: String,
+        #[serde(default = "one")]
+        scale: f64,
+    },
 }
 
 pub fn one() -> f64 {
@@ -220,6 +240,8 @@ pub struct KinematicSpec {
 
 /// A region of space selecting vertices (world coordinates at t = 0; bounds inclusive).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Struct variants need this too: without it a typo inside `Box(..)` would be silently ignored.
+#[serde(deny_unknown_fields)]
 pub enum RegionSpec {
     Box { min: Vec3, max: Vec3 },
 }
@@ -239,6 +261,8 @@ pub enum MotionSpec {
 
 /// An analytic obstacle. Each carries a material name for the friction table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Struct variants need this too: without it a typo inside `Box(..)` would be silently ignored.
+#[serde(deny_unknown_fields)]
 pub enum ColliderSpec {
     /// Half-space below the plane through `position` with normal `rotation * (0, 0, 1)`.
     Plane {
@@ -295,7 +319,7 @@ pub enum PipelineSpec {
     Penalty(PenaltySpec),
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct PenaltySpec {
     #[serde(default)]
@@ -311,18 +335,6 @@ pub struct PenaltySpec {
     /// What a step that fails to converge does to the run.
     #[serde(default)]
     pub on_failure: OnFailure,
-}
-
-impl Default for PenaltySpec {
-    fn default() -> Self {
-        PenaltySpec {
-            integrator: IntegratorSpec::default(),
-            friction: FrictionEvaluation::default(),
-            contact: PenaltyContactSpec::default(),
-            newton: NewtonSpec::default(),
-            on_failure: OnFailure::default(),
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -365,7 +377,11 @@ pub struct PenaltyContactSpec {
 
 impl Default for PenaltyContactSpec {
     fn default() -> Self {
-        PenaltyContactSpec { delta: default_delta(), kappa: None, max_contact_iterations: default_contact_iterations() }
+        PenaltyContactSpec {
+            delta: default_delta(),
+            kappa: None,
+            max_contact_iterations: default_contact_iterations(),
+        }
     }
 }
 
@@ -452,6 +468,10 @@ pub struct OutputSpec {
 
 impl Default for OutputSpec {
     fn default() -> Self {
-        OutputSpec { vtk: true, ply: true, stats: true }
+        OutputSpec {
+            vtk: true,
+            ply: true,
+            stats: true,
+        }
     }
 }

@@ -1,0 +1,520 @@
+//! Semantic checks of a parsed scene. Every check names the field path and the allowed range;
+//! all problems are collected, not only the first.
+
+use super::error::did_you_mean;
+use super::load::{resolve_path, to_ron};
+use super::locate::SourceIndex;
+use super::schema::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Upper bound on the tetrahedra of one procedural mesh (about 10 GB of model data).
+pub const MAX_TETS: usize = 50_000_000;
+
+/// A problem found in a typed scene, before it is given a file position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Issue {
+    pub path: String,
+    pub value: Option<String>,
+    pub message: String,
+}
+
+#[derive(Default)]
+struct Checks {
+    issues: Vec<Issue>,
+}
+
+/// Formats a value for a message (`0.5`, `1e-7`, `(1.0, 0.0, 2.0)`).
+fn fmt_f(v: f64) -> String {
+    format!("{v:?}")
+}
+fn fmt_v3(v: &Vec3) -> String {
+    format!("({:?}, {:?}, {:?})", v[0], v[1], v[2])
+}
+
+impl Checks {
+    fn push(&mut self, path: impl Into<String>, value: Option<String>, message: impl Into<String>) {
+        self.issues.push(Issue {
+            path: path.into(),
+            value,
+            message: message.into(),
+        });
+    }
+
+    // Non-finite values are reported once by `nonfinite`, so range checks skip them.
+    fn check(&mut self, path: &str, v: f64, ok: impl Fn(f64) -> bool, allowed: &str) {
+        if v.is_finite() && !ok(v) {
+            self.push(path, Some(fmt_f(v)), allowed);
+        }
+    }
+    fn positive(&mut self, path: &str, v: f64, unit: &str) {
+        self.check(path, v, |v| v > 0.0, &format!("must be > 0{unit}"));
+    }
+    fn non_negative(&mut self, path: &str, v: f64) {
+        self.check(path, v, |v| v >= 0.0, "must be >= 0");
+    }
+    fn positive3(&mut self, path: &str, v: &Vec3) {
+        if v.iter().all(|x| x.is_finite()) && v.iter().any(|&x| x <= 0.0) {
+            self.push(path, Some(fmt_v3(v)), "every component must be > 0");
+        }
+    }
+    fn name(&mut self, path: &str, name: &str, what: &str) {
+        // Names become file names (`vtk/<body>_<frame>.vtu`, `output/<scene>/`).
+        let bad = if name.trim().is_empty() {
+            Some("must not be empty or blank")
+        } else if name.contains(['/', '\\']) {
+            Some("must not contain `/` or `\\`")
+        } else if name.chars().any(char::is_control) {
+            Some("must not contain control characters")
+        } else if name == "." || name == ".." {
+            Some("must not be `.` or `..`")
+        } else {
+            None
+        };
+        if let Some(why) = bad {
+            self.push(
+                path,
+                Some(format!("{name:?}")),
+                format!("{what} {why} (it is used in file names)"),
+            );
+        }
+    }
+}
+
+/// Every NaN or infinite number in the scene, with its path. The scene is printed as RON (which
+/// writes `NaN`/`inf`) and scanned, so no f64 field can be forgotten here as the schema grows.
+pub fn nonfinite(scene: &Scene) -> Vec<Issue> {
+    let Ok(text) = to_ron(scene) else {
+        return Vec::new();
+    };
+    SourceIndex::scan(&text)
+        .nonfinite()
+        .map(|e| Issue {
+            path: e.path.clone(),
+            value: text
+                .get(e.start..e.end)
+                .map(|s| s.rsplit(": ").next().unwrap_or(s).trim().to_string()),
+            message: "must be a finite number (NaN and infinity are not allowed)".into(),
+        })
+        .collect()
+}
+
+/// All semantic problems of `scene`; mesh files are looked up relative to `base_dir`.
+pub fn validate(scene: &Scene, base_dir: &Path) -> Vec<Issue> {
+    let mut c = Checks {
+        issues: nonfinite(scene),
+    };
+    c.name("name", &scene.name, "the scene name");
+    time(&mut c, scene);
+    materials(&mut c, scene);
+    friction(&mut c, scene);
+    bodies(&mut c, scene, base_dir);
+    colliders(&mut c, scene);
+    pipeline(&mut c, &scene.pipeline);
+    c.issues
+}
+
+fn time(c: &mut Checks, s: &Scene) {
+    c.positive("dt", s.dt, " (seconds)");
+    c.non_negative("settle", s.settle);
+    match (s.duration, s.frames) {
+        (Some(_), Some(f)) => c.push(
+            "frames",
+            Some(f.to_string()),
+            "give either `duration` or `frames`, not both",
+        ),
+        (None, None) => c.push(
+            "duration",
+            None,
+            "missing: give either `duration` (seconds, > 0) or `frames` (count, >= 1)",
+        ),
+        (Some(d), None) => c.positive("duration", d, " (seconds)"),
+        (None, Some(0)) => c.push("frames", Some("0".into()), "must be >= 1"),
+        (None, Some(_)) => {}
+    }
+    c.positive("frame_rate", s.frame_rate, " (frames per second)");
+    if s.dt.is_finite() && s.dt > 0.0 && s.frame_rate.is_finite() && s.frame_rate > 0.0 {
+        let steps = 1.0 / (s.frame_rate * s.dt);
+        let whole = steps.round();
+        if whole < 1.0 {
+            c.push(
+                "dt",
+                Some(fmt_f(s.dt)),
+                format!(
+                    "longer than one frame (1 / frame_rate = {}); dt must be at most {}",
+                    fmt_f(1.0 / s.frame_rate),
+                    fmt_f(1.0 / s.frame_rate)
+                ),
+            );
+        } else if (steps - whole).abs() > 1e-9 * steps {
+            let fit = 1.0 / (s.frame_rate * whole);
+            c.push(
+                "dt",
+                Some(fmt_f(s.dt)),
+                format!(
+                    "1 / (frame_rate * dt) = {steps:.6} steps per frame (frame_rate = {}) must be a whole number; dt = {} ({whole} steps per frame) would fit",
+                    fmt_f(s.frame_rate),
+                    fmt_f(fit)
+                ),
+            );
+        }
+    }
+}
+
+fn mat_path(name: &str) -> String {
+    format!("materials.{name:?}")
+}
+
+fn materials(c: &mut Checks, s: &Scene) {
+    for (name, m) in &s.materials {
+        let p = mat_path(name);
+        if let Some(d) = m.density {
+            c.positive(&format!("{p}.density"), d, " (kg/m^3)");
+        }
+        if let Some(e) = m.youngs_modulus {
+            c.positive(&format!("{p}.youngs_modulus"), e, " (Pa)");
+        }
+        if let Some(nu) = m.poisson_ratio {
+            c.check(
+                &format!("{p}.poisson_ratio"),
+                nu,
+                |v| (0.0..0.5).contains(&v),
+                "must be in [0, 0.5) (0.5 is incompressible, not supported by tetrahedral FEM; negative ratios are not supported)",
+            );
+        }
+        if let Some(d) = &m.damping {
+            c.non_negative(&format!("{p}.damping.alpha"), d.alpha);
+            c.non_negative(&format!("{p}.damping.beta"), d.beta);
+        }
+    }
+    // Elastic constants are required only where an elastic solid uses the material.
+    let mut reported = Vec::new();
+    for (i, BodySpec::Solid(b)) in s.bodies.iter().enumerate() {
+        let Some(m) = s.materials.get(&b.material) else {
+            continue;
+        };
+        let missing: Vec<&str> = [
+            ("density", m.density),
+            ("youngs_modulus", m.youngs_modulus),
+            ("poisson_ratio", m.poisson_ratio),
+        ]
+        .into_iter()
+        .filter(|(_, v)| v.is_none())
+        .map(|(n, _)| n)
+        .collect();
+        if !missing.is_empty() && !reported.contains(&b.material) {
+            reported.push(b.material.clone());
+            c.push(
+                mat_path(&b.material),
+                None,
+                format!("missing {}: required because bodies[{i}] ({:?}) is an elastic solid made of it", missing.join(", "), b.name),
+            );
+        }
+    }
+}
+
+fn known_material(c: &mut Checks, s: &Scene, path: &str, name: &str) {
+    if !s.materials.contains_key(name) {
+        let names: Vec<String> = s.materials.keys().map(|n| format!("{n:?}")).collect();
+        let hint = did_you_mean(name, s.materials.keys().map(String::as_str))
+            .map(|m| format!(" (did you mean {m:?}?)"))
+            .unwrap_or_default();
+        let known = if names.is_empty() {
+            "none are defined".to_string()
+        } else {
+            names.join(", ")
+        };
+        c.push(
+            path,
+            Some(format!("{name:?}")),
+            format!("no such material{hint}; materials: {known}"),
+        );
+    }
+}
+
+fn law(c: &mut Checks, p: &str, l: &FrictionLawSpec, epsilon: f64) {
+    c.non_negative(&format!("{p}.mu"), l.mu);
+    if let Some(mu_s) = l.mu_s
+        && l.mu.is_finite()
+    {
+        c.check(
+            &format!("{p}.mu_s"),
+            mu_s,
+            |v| v >= l.mu,
+            &format!("the static coefficient must be >= mu ({})", fmt_f(l.mu)),
+        );
+    }
+    if let Some(v_s) = l.v_s
+        && epsilon.is_finite()
+    {
+        c.check(
+            &format!("{p}.v_s"),
+            v_s,
+            |v| v > epsilon,
+            &format!(
+                "the Stribeck velocity must be > friction.epsilon ({})",
+                fmt_f(epsilon)
+            ),
+        );
+    }
+    c.non_negative(&format!("{p}.mu_v"), l.mu_v);
+}
+
+fn friction(c: &mut Checks, s: &Scene) {
+    let f = &s.friction;
+    c.positive("friction.epsilon", f.epsilon, " (m/s)");
+    law(c, "friction.default", &f.default, f.epsilon);
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for (i, pair) in f.pairs.iter().enumerate() {
+        let p = format!("friction.pairs[{i}]");
+        known_material(c, s, &format!("{p}.between[0]"), &pair.between.0);
+        known_material(c, s, &format!("{p}.between[1]"), &pair.between.1);
+        let (a, b) = (&pair.between.0, &pair.between.1);
+        let key = if a <= b {
+            (a.clone(), b.clone())
+        } else {
+            (b.clone(), a.clone())
+        };
+        if let Some(first) = seen.get(&key) {
+            c.push(
+                format!("{p}.between"),
+                Some(format!("({a:?}, {b:?})")),
+                format!("duplicates friction.pairs[{first}] (a pair is the same in either order)"),
+            );
+        } else {
+            seen.insert(key, i);
+        }
+        law(c, &p, &pair.law(), f.epsilon);
+    }
+}
+
+fn unique_names<'a>(c: &mut Checks, names: impl Iterator<Item = (String, &'a str)>) {
+    let mut seen: BTreeMap<&str, String> = BTreeMap::new();
+    for (path, name) in names {
+        if let Some(first) = seen.get(name) {
+            c.push(format!("{path}.name"), Some(format!("{name:?}")), format!("duplicate name, already used by {first}; body and collider names must be unique"));
+        } else {
+            seen.insert(name, path);
+        }
+    }
+}
+
+fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
+    if s.bodies.is_empty() {
+        c.push("bodies", None, "at least one body is required");
+    }
+    for (i, BodySpec::Solid(b)) in s.bodies.iter().enumerate() {
+        let p = format!("bodies[{i}]");
+        c.name(&format!("{p}.name"), &b.name, "a body name");
+        known_material(c, s, &format!("{p}.material"), &b.material);
+        mesh(c, &format!("{p}.mesh"), &b.mesh, base_dir);
+        for (k, kin) in b.kinematic.iter().enumerate() {
+            let kp = format!("{p}.kinematic[{k}]");
+            let RegionSpec::Box { min, max } = &kin.region;
+            if (0..3).any(|j| min[j] > max[j]) {
+                c.push(
+                    format!("{kp}.region.min"),
+                    Some(fmt_v3(min)),
+                    format!("must be <= max {} in every component", fmt_v3(max)),
+                );
+            }
+            motion(c, &format!("{kp}.motion"), &kin.motion);
+        }
+    }
+    let bodies = s
+        .bodies
+        .iter()
+        .enumerate()
+        .map(|(i, BodySpec::Solid(b))| (format!("bodies[{i}]"), b.name.as_str()));
+    let colliders = s
+        .colliders
+        .iter()
+        .enumerate()
+        .map(|(i, col)| (format!("colliders[{i}]"), collider_name(col)));
+    unique_names(c, bodies.chain(colliders));
+}
+
+fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
+    match m {
+        MeshSpec::Box { size, cells } => {
+            c.positive3(&format!("{p}.size"), size);
+            if cells.contains(&0) {
+                c.push(
+                    format!("{p}.cells"),
+                    Some(format!("({}, {}, {})", cells[0], cells[1], cells[2])),
+                    "every component must be >= 1",
+                );
+            }
+            // A typo such as `cells: (4000, 4000, 4000)` must be an error, not an out-of-memory abort.
+            let tets = cells.iter().try_fold(6usize, |n, &k| n.checked_mul(k));
+            if tets.is_none_or(|n| n > MAX_TETS) {
+                c.push(
+                    format!("{p}.cells"),
+                    Some(format!("({}, {}, {})", cells[0], cells[1], cells[2])),
+                    format!("too fine: 6 * nx * ny * nz tetrahedra must be at most {MAX_TETS}"),
+                );
+            }
+        }
+        MeshSpec::Ball { radius, resolution } => {
+            c.positive(&format!("{p}.radius"), *radius, " (m)");
+            if *resolution < 2 {
+                c.push(
+                    format!("{p}.resolution"),
+                    Some(resolution.to_string()),
+                    "must be >= 2 (cells across the diameter)",
+                );
+            }
+            let tets = resolution.checked_pow(3).and_then(|n| n.checked_mul(6));
+            if tets.is_none_or(|n| n > MAX_TETS) {
+                c.push(
+                    format!("{p}.resolution"),
+                    Some(resolution.to_string()),
+                    format!(
+                        "too fine: about 6 * resolution^3 tetrahedra must be at most {MAX_TETS}"
+                    ),
+                );
+            }
+        }
+        MeshSpec::File { path, scale } => {
+            c.positive(&format!("{p}.scale"), *scale, "");
+            let ext = Path::new(path)
+                .extension()
+                .and_then(|e| e.to_str())
+                .map(str::to_ascii_lowercase);
+            let full = resolve_path(base_dir, path);
+            if !matches!(ext.as_deref(), Some("vtk" | "vtu")) {
+                c.push(
+                    format!("{p}.path"),
+                    Some(format!("{path:?}")),
+                    "must be a `.vtk` (legacy) or `.vtu` file of tetrahedra",
+                );
+            } else if !full.exists() {
+                c.push(
+                    format!("{p}.path"),
+                    Some(format!("{path:?}")),
+                    format!(
+                        "file not found (looked for {}; paths are relative to the scene file)",
+                        full.display()
+                    ),
+                );
+            } else if !full.is_file() {
+                c.push(
+                    format!("{p}.path"),
+                    Some(format!("{path:?}")),
+                    format!("not a file ({})", full.display()),
+                );
+            }
+        }
+    }
+}
+
+fn motion(c: &mut Checks, p: &str, m: &MotionSpec) {
+    if let MotionSpec::Keyframes(keys) = m {
+        if keys.is_empty() {
+            c.push(
+                p,
+                None,
+                "`Keyframes` needs at least one `(time, (dx, dy, dz))` key",
+            );
+        }
+        for (k, pair) in keys.windows(2).enumerate() {
+            let (t0, t1) = (pair[0].0, pair[1].0);
+            if t0.is_finite() && t1.is_finite() && t1 <= t0 {
+                c.push(
+                    format!("{p}[{}][0]", k + 1),
+                    Some(fmt_f(t1)),
+                    format!(
+                        "keyframe times must be strictly increasing (previous key is at {})",
+                        fmt_f(t0)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn collider_name(col: &ColliderSpec) -> &str {
+    match col {
+        ColliderSpec::Plane { name, .. }
+        | ColliderSpec::Box { name, .. }
+        | ColliderSpec::Sphere { name, .. }
+        | ColliderSpec::Cylinder { name, .. } => name,
+    }
+}
+
+fn colliders(c: &mut Checks, s: &Scene) {
+    for (i, col) in s.colliders.iter().enumerate() {
+        let p = format!("colliders[{i}]");
+        c.name(&format!("{p}.name"), collider_name(col), "a collider name");
+        let (material, motion_spec) = match col {
+            ColliderSpec::Plane {
+                material, motion, ..
+            } => (material, motion),
+            ColliderSpec::Box {
+                material,
+                size,
+                motion,
+                ..
+            } => {
+                c.positive3(&format!("{p}.size"), size);
+                (material, motion)
+            }
+            ColliderSpec::Sphere {
+                material,
+                radius,
+                motion,
+                ..
+            } => {
+                c.positive(&format!("{p}.radius"), *radius, " (m)");
+                (material, motion)
+            }
+            ColliderSpec::Cylinder {
+                material,
+                radius,
+                length,
+                motion,
+                ..
+            } => {
+                c.positive(&format!("{p}.radius"), *radius, " (m)");
+                c.positive(&format!("{p}.length"), *length, " (m)");
+                (material, motion)
+            }
+        };
+        known_material(c, s, &format!("{p}.material"), material);
+        motion(c, &format!("{p}.motion"), motion_spec);
+    }
+}
+
+fn pipeline(c: &mut Checks, p: &PipelineSpec) {
+    let PipelineSpec::Penalty(pen) = p;
+    c.positive("pipeline.contact.delta", pen.contact.delta, " (m)");
+    if let Some(k) = pen.contact.kappa {
+        c.positive("pipeline.contact.kappa", k, " (N/m)");
+    }
+    let n = &pen.newton;
+    c.positive(
+        "pipeline.newton.residual_tolerance",
+        n.residual_tolerance,
+        " (m/s^2)",
+    );
+    c.positive("pipeline.newton.step_tolerance", n.step_tolerance, " (m/s)");
+    if n.max_iterations < 1 {
+        c.push(
+            "pipeline.newton.max_iterations",
+            Some(n.max_iterations.to_string()),
+            "must be >= 1",
+        );
+    }
+    c.check(
+        "pipeline.newton.armijo",
+        n.armijo,
+        |v| v > 0.0 && v < 1.0,
+        "must be in (0, 1)",
+    );
+    c.check(
+        "pipeline.newton.backtrack",
+        n.backtrack,
+        |v| v > 0.0 && v < 1.0,
+        "must be in (0, 1)",
+    );
+}
