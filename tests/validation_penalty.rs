@@ -7,8 +7,12 @@
 //!   lag by v dt / 2, 0.5 % in the flat case), the smoothing (friction is exact once |v_t| > eps =
 //!   1e-4 m/s) and the Newton tolerance (1e-7 m/s^2 on every DOF).
 //! - "Sticking": smoothed friction cannot hold a block still; it creeps at
-//!   v* = eps (1 - sqrt(1 - tan(theta)/mu)) (case 4). A sticking block must not exceed v* by more
-//!   than 1 % (the block's elastic vibrations, damped by backward Euler, decay within ~0.2 s).
+//!   v* = eps (1 - sqrt(1 - tan(theta)/mu)) (case 4), approached from below. A sticking block may
+//!   exceed v* by 0.1 % at most: the Newton residual (1e-7 m/s^2 per DOF) integrated over the 1 s
+//!   run bounds the velocity error by 1e-7 m/s = 0.1 % of eps.
+//! - The scenes start the block in static equilibrium on its penalty layer (see equilibrium.py and
+//!   the `settle` phase of ramp_half.ron): exactly at mu = tan(theta) every speed >= eps is an
+//!   equilibrium of smoothed friction, so start-up rocking above eps would never decay.
 
 use fricsim::friction::smooth::SmoothFriction;
 use fricsim::simulation::Simulation;
@@ -69,8 +73,8 @@ fn assert_sticks(label: &str, tr: &Trace, tan_theta: f64, mu: f64) {
     let vmax = tr.v[i..].iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let mean = (tr.s[tr.s.len() - 1] - tr.s[i]) / (tr.t[tr.t.len() - 1] - tr.t[i]);
     println!("{label}: creep v* = {vstar:.4e}, max speed after 0.5 s = {vmax:.4e}, mean = {mean:.4e} m/s");
-    assert!(vmax <= 1.01 * vstar, "{label}: speed {vmax:.4e} exceeds the creep allowance {vstar:.4e}");
-    assert!(mean <= 1.01 * vstar);
+    assert!(vmax <= 1.001 * vstar, "{label}: speed {vmax:.4e} exceeds the creep allowance {vstar:.4e}");
+    assert!(mean <= 1.001 * vstar);
 }
 
 fn assert_slides(label: &str, tr: &Trace, theta_deg: f64, mu: f64, t0: f64, t1: f64) {
