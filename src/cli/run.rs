@@ -52,6 +52,8 @@ pub fn stats_columns(model: &Model) -> Vec<String> {
         "kinetic_energy",
         "elastic_energy",
         "converged",
+        "linear_iters",
+        "factorizations",
         "assembly_s",
         "linear_solve_s",
     ]
@@ -80,6 +82,8 @@ fn stats_row(model: &Model, state: &State, s: &StepStats, wall: f64) -> Vec<Stat
         StatValue::Float(state.kinetic_energy(model)),
         StatValue::Float(s.elastic_energy),
         StatValue::Int(s.converged as i64),
+        StatValue::Int(s.linear_iterations as i64),
+        StatValue::Int(s.factorizations as i64),
         StatValue::Float(s.assembly_s),
         StatValue::Float(s.linear_solve_s),
     ];
@@ -140,6 +144,8 @@ struct Totals {
     line_search_steps: u64,
     contact_iterations: u64,
     failed_steps: u64,
+    linear_iterations: u64,
+    factorizations: u64,
     max_kappa: f64,
     max_active_contacts: u64,
     assembly_s: f64,
@@ -153,6 +159,8 @@ impl Totals {
         self.line_search_steps += s.line_search_steps as u64;
         self.contact_iterations += s.contact_iterations as u64;
         self.failed_steps += u64::from(!s.converged);
+        self.linear_iterations += s.linear_iterations as u64;
+        self.factorizations += s.factorizations as u64;
         self.max_kappa = self.max_kappa.max(s.kappa);
         self.max_active_contacts = self.max_active_contacts.max(s.active_contacts as u64);
         self.assembly_s += s.assembly_s;
@@ -166,6 +174,8 @@ impl Totals {
             ("line_search_steps", json!(self.line_search_steps)),
             ("contact_iterations", json!(self.contact_iterations)),
             ("failed_steps", json!(self.failed_steps)),
+            ("linear_iterations", json!(self.linear_iterations)),
+            ("factorizations", json!(self.factorizations)),
             ("max_kappa", json!(self.max_kappa)),
             ("max_active_contacts", json!(self.max_active_contacts)),
             ("assembly_s", json!(self.assembly_s)),

@@ -61,6 +61,8 @@ pub enum LinearSolveError {
     Singular(String),
     #[error("linear solve produced non-finite values")]
     NonFinite,
+    #[error("GMRES did not reach its tolerance even with a fresh sparse LU preconditioner")]
+    NotConverged,
 }
 
 /// Assembled values over a [`Pattern`] plus the cached symbolic LU.
@@ -70,12 +72,14 @@ pub struct SparseMatrix {
     symbolic: Option<SymbolicLu<usize>>,
     /// Entries requested by `add` that are not in the pattern (grow the pattern and re-assemble).
     pub missing: Vec<(usize, usize)>,
+    /// Incremented whenever the pattern changes (cached factorizations depend on it).
+    generation: u64,
 }
 
 impl SparseMatrix {
     pub fn new(pattern: Pattern) -> SparseMatrix {
         let values = vec![0.0; pattern.nnz()];
-        SparseMatrix { pattern, values, symbolic: None, missing: Vec::new() }
+        SparseMatrix { pattern, values, symbolic: None, missing: Vec::new(), generation: 0 }
     }
 
     pub fn clear(&mut self) {
@@ -96,7 +100,13 @@ impl SparseMatrix {
     pub fn grow(&mut self) {
         let extra = std::mem::take(&mut self.missing);
         let entries: Vec<_> = self.pattern.entries().chain(extra).collect();
+        let generation = self.generation + 1;
         *self = SparseMatrix::new(Pattern::from_entries(self.pattern.n, entries));
+        self.generation = generation;
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// `y = A x`.

@@ -21,7 +21,10 @@ pub struct StepStats {
     /// Why the step did not converge.
     pub failure: Option<String>,
     pub elastic_energy: f64,
-    /// Wall time spent assembling (s) and in sparse LU (s).
+    /// GMRES iterations and sparse factorizations of the Newton linear solves.
+    pub linear_iterations: usize,
+    pub factorizations: usize,
+    /// Wall time spent assembling (s) and in the linear solves (s).
     pub assembly_s: f64,
     pub linear_solve_s: f64,
 }

@@ -10,7 +10,8 @@
 use super::contacts::{ContactEntry, Stencil};
 use crate::contact::kernel::{collider_force, collider_linearized, triangle_force, triangle_linearized};
 use crate::energy::ElasticModel;
-use crate::linalg::sparse::{Pattern, SparseMatrix};
+use crate::linalg::newton_solver::{LinearInfo, NewtonSolver};
+use crate::linalg::sparse::{LinearSolveError, Pattern, SparseMatrix};
 use crate::model::{Model, node, node_arr};
 use nalgebra::{SMatrix, SVector, Vector3};
 use rayon::prelude::*;
@@ -40,6 +41,8 @@ pub struct System {
     /// Element stiffness at the start of the step (stiffness-proportional Rayleigh damping).
     damping_k: Vec<SMatrix<f64, 12, 12>>,
     pub jacobian: SparseMatrix,
+    /// GMRES with a cached sparse factorization as preconditioner.
+    pub linear: NewtonSolver,
     /// Full-length force vector and free-length residual.
     force: Vec<f64>,
     pub residual: Vec<f64>,
@@ -91,6 +94,7 @@ impl System {
             elem_slots: Vec::new(),
             elems,
             jacobian,
+            linear: NewtonSolver::new(n_free),
             force: vec![0.0; model.dof_count()],
             residual: vec![0.0; n_free],
             contacts: Vec::new(),
@@ -329,11 +333,11 @@ impl System {
     }
 
     /// Solve `J p = -r` (free DOFs) into `p`.
-    pub fn newton_direction(&mut self, p: &mut [f64]) -> Result<(), crate::linalg::sparse::LinearSolveError> {
+    pub fn newton_direction(&mut self, p: &mut [f64]) -> Result<LinearInfo, LinearSolveError> {
         for (pi, ri) in p.iter_mut().zip(&self.residual) {
             *pi = -ri;
         }
-        self.jacobian.solve_in_place(p)
+        self.linear.solve(&self.jacobian, p)
     }
 }
 

@@ -1,0 +1,164 @@
+//! Linear solves of Newton steps: GMRES preconditioned by a sparse factorization that is kept
+//! across Newton iterations and time steps, and refreshed only when GMRES stops converging fast.
+//!
+//! The Jacobian of implicit friction is non-symmetric, but its non-symmetric part is confined to
+//! the friction blocks of contact nodes. Cholesky of the symmetric part `(J + J^T)/2` costs a
+//! fraction of a sparse LU and, as a preconditioner, leaves GMRES a few iterations; consecutive
+//! Jacobians differ little, so one factorization serves many solves. Sparse LU of `J` itself is
+//! the fallback when the symmetric part is not positive definite (e.g. inverted elements) or the
+//! Cholesky preconditioner is not good enough.
+
+use super::gmres::{Gmres, GmresInfo};
+use super::sparse::{LinearSolveError, SparseMatrix};
+use faer::linalg::solvers::SolveCore;
+use faer::sparse::linalg::solvers::{Llt, Lu, SymbolicLlt, SymbolicLu};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::{Conj, MatMut, Side};
+
+enum Factor {
+    Llt(Llt<usize, f64>),
+    Lu(Lu<usize, f64>),
+}
+
+impl Factor {
+    fn solve_in_place(&self, v: &mut [f64]) {
+        let n = v.len();
+        let m = MatMut::from_column_major_slice_mut(v, n, 1);
+        match self {
+            Factor::Llt(f) => f.solve_in_place_with_conj(Conj::No, m),
+            Factor::Lu(f) => f.solve_in_place_with_conj(Conj::No, m),
+        }
+    }
+}
+
+/// Counters of one solve (added to the step statistics).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LinearInfo {
+    pub gmres_iterations: usize,
+    pub factorizations: usize,
+}
+
+pub struct NewtonSolver {
+    gmres: Gmres,
+    factor: Option<Factor>,
+    /// Pattern generation the cached symbolic data and slots belong to.
+    generation: Option<u64>,
+    sym_llt: Option<SymbolicLlt<usize>>,
+    sym_lu: Option<SymbolicLu<usize>>,
+    /// Slot of the transposed entry, if the pattern is structurally symmetric.
+    transpose: Option<Vec<usize>>,
+    sym_values: Vec<f64>,
+    x: Vec<f64>,
+    /// Relative GMRES tolerance: small enough that Newton keeps its quadratic convergence.
+    pub rel_tol: f64,
+    /// GMRES iterations after which the preconditioner is considered stale.
+    pub max_iterations: usize,
+}
+
+impl NewtonSolver {
+    pub fn new(n: usize) -> NewtonSolver {
+        NewtonSolver {
+            gmres: Gmres::new(n, 40),
+            factor: None,
+            generation: None,
+            sym_llt: None,
+            sym_lu: None,
+            transpose: None,
+            sym_values: Vec::new(),
+            x: vec![0.0; n],
+            rel_tol: 1e-10,
+            max_iterations: 20,
+        }
+    }
+
+    fn reset_for(&mut self, a: &SparseMatrix) {
+        let p = &a.pattern;
+        let mut t = Vec::with_capacity(p.nnz());
+        let mut symmetric = true;
+        for (r, c) in p.entries() {
+            match p.slot(c, r) {
+                Some(s) => t.push(s),
+                None => {
+                    symmetric = false;
+                    break;
+                }
+            }
+        }
+        self.transpose = symmetric.then_some(t);
+        self.sym_values = vec![0.0; p.nnz()];
+        self.factor = None;
+        self.sym_llt = None;
+        self.sym_lu = None;
+        self.generation = Some(a.generation());
+    }
+
+    fn symbolic(a: &SparseMatrix) -> SymbolicSparseColMatRef<'_, usize> {
+        let n = a.pattern.n;
+        SymbolicSparseColMatRef::new_checked(n, n, &a.pattern.col_ptr, None, &a.pattern.row_idx)
+    }
+
+    /// Cholesky of the symmetric part; `None` if it is not positive definite.
+    fn factor_llt(&mut self, a: &SparseMatrix) -> Option<Factor> {
+        let t = self.transpose.as_ref()?;
+        for (k, &tk) in t.iter().enumerate() {
+            self.sym_values[k] = 0.5 * (a.values[k] + a.values[tk]);
+        }
+        let sym = Self::symbolic(a);
+        if self.sym_llt.is_none() {
+            self.sym_llt = SymbolicLlt::try_new(sym, Side::Lower).ok();
+        }
+        let s = self.sym_llt.clone()?;
+        Llt::try_new_with_symbolic(s, SparseColMatRef::new(sym, &self.sym_values), Side::Lower).ok().map(Factor::Llt)
+    }
+
+    fn factor_lu(&mut self, a: &SparseMatrix) -> Result<Factor, LinearSolveError> {
+        let sym = Self::symbolic(a);
+        if self.sym_lu.is_none() {
+            self.sym_lu = Some(SymbolicLu::try_new(sym).map_err(|e| LinearSolveError::Singular(format!("{e:?}")))?);
+        }
+        let s = self.sym_lu.clone().expect("set above");
+        Lu::try_new_with_symbolic(s, SparseColMatRef::new(sym, &a.values))
+            .map(Factor::Lu)
+            .map_err(|e| LinearSolveError::Singular(format!("{e:?}")))
+    }
+
+    fn gmres(&mut self, a: &SparseMatrix, rhs: &[f64]) -> GmresInfo {
+        let factor = self.factor.as_ref().expect("factor present");
+        self.x.iter_mut().for_each(|v| *v = 0.0);
+        self.gmres.solve(|x, y| a.mul_vec(x, y), |v| factor.solve_in_place(v), rhs, &mut self.x, self.rel_tol, self.max_iterations)
+    }
+
+    /// Solve `A x = rhs`, overwriting `rhs` with `x`.
+    pub fn solve(&mut self, a: &SparseMatrix, rhs: &mut [f64]) -> Result<LinearInfo, LinearSolveError> {
+        if self.generation != Some(a.generation()) {
+            self.reset_for(a);
+        }
+        let mut info = LinearInfo::default();
+        // 1. The cached preconditioner, if any.
+        if self.factor.is_some() {
+            let g = self.gmres(a, rhs);
+            info.gmres_iterations += g.iterations;
+            if g.converged {
+                rhs.copy_from_slice(&self.x);
+                return Ok(info);
+            }
+        }
+        // 2. A fresh Cholesky of the symmetric part, then 3. a fresh LU of A.
+        for use_lu in [false, true] {
+            let f = if use_lu { Some(self.factor_lu(a)?) } else { self.factor_llt(a) };
+            let Some(f) = f else { continue };
+            self.factor = Some(f);
+            info.factorizations += 1;
+            let g = self.gmres(a, rhs);
+            info.gmres_iterations += g.iterations;
+            if g.converged {
+                rhs.copy_from_slice(&self.x);
+                return Ok(info);
+            }
+        }
+        if self.x.iter().any(|v| !v.is_finite()) {
+            return Err(LinearSolveError::NonFinite);
+        }
+        Err(LinearSolveError::NotConverged)
+    }
+}
