@@ -5,7 +5,8 @@ use crate::model::{Model, State};
 use crate::output::frames::FrameWriter;
 use crate::output::stats::{StatValue, StatsWriter};
 use crate::output::summary::{RunStatus, RunSummary};
-use crate::pipeline::{self, StepStats};
+use crate::pipeline::StepStats;
+use crate::simulation::Simulation;
 use crate::scene::{self, schema::OnFailure, schema::PipelineSpec};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -101,7 +102,7 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
         overrides.push("duration=None".into());
     }
     let loaded = scene::load_scene(&args.scene, &overrides).map_err(|e| RunError::BadInput(e.to_string()))?;
-    let (model, mut state) = scene::build::build(&loaded).map_err(|e| RunError::BadInput(e.to_string()))?;
+    let (model, state) = scene::build::build(&loaded).map_err(|e| RunError::BadInput(e.to_string()))?;
     let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("output").join(&model.name));
     std::fs::create_dir_all(&out_dir).map_err(|e| failed(format!("cannot create output folder {}: {e}", out_dir.display())))?;
     crate::output::atomic::write_bytes_atomically(&out_dir.join("scene.effective.ron"), loaded.effective_ron.as_bytes()).map_err(failed)?;
@@ -112,7 +113,12 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
     let mut summary = RunSummary::start(&model.name, &args.scene, &out_dir);
     let mut totals = Totals::default();
     let started = Instant::now();
-    let result = simulate(&model, &mut state, &out_dir, args.quiet, &mut totals);
+    if model.settle_steps > 0 && !args.quiet {
+        eprintln!("  settling for {} steps before t = 0", model.settle_steps);
+    }
+    let mut sim = Simulation::new(model, state);
+    let result = simulate(&mut sim, &out_dir, args.quiet, &mut totals);
+    let state = sim.state;
     let code = match &result {
         Ok(()) => {
             summary.exit_status = RunStatus::Completed;
@@ -187,11 +193,12 @@ impl Totals {
     }
 }
 
-fn simulate(model: &Model, state: &mut State, out_dir: &Path, quiet: bool, totals: &mut Totals) -> Result<(), String> {
+fn simulate(sim: &mut Simulation, out_dir: &Path, quiet: bool, totals: &mut Totals) -> Result<(), String> {
+    let Simulation { model, state, pipeline } = sim;
+    let model = &*model;
     let on_failure = match &model.pipeline {
         PipelineSpec::Penalty(p) => p.on_failure,
     };
-    let mut pipeline = pipeline::build(model, state);
     let mut frames = FrameWriter::new(model, out_dir).map_err(|e| e.to_string())?;
     let mut stats = if model.output.stats {
         Some(StatsWriter::create(&out_dir.join("stats.csv"), stats_columns(model)).map_err(|e| e.to_string())?)
