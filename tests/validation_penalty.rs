@@ -153,3 +153,14 @@ fn lagged_friction_study_is_recorded() {
         None => println!("LAGGED case 2: did not stop within 16.5 s (final speed {:.4e} m/s)", tr.v[tr.v.len() - 1]),
     }
 }
+
+/// Case 1 again with contact between two deformable solids (block vertices against the triangles
+/// of a tilted slab whose vertices are fixed): same threshold, same creep, same acceleration.
+#[test]
+fn case1_block_on_tilted_solid_slab() {
+    let tan = 10f64.to_radians().tan();
+    let stick = run("block_on_slab.ron", &["friction.pairs[0].mu=0.177", "duration=1.0"], 1.0, downhill(10.0));
+    assert_sticks("slab 10deg mu=0.177", &stick, tan, 0.177);
+    let slide = run("block_on_slab.ron", &["friction.pairs[0].mu=0.176"], 2.0, downhill(10.0));
+    assert_slides("slab 10deg mu=0.176", &slide, 10.0, 0.176, 1.0, 2.0);
+}

@@ -15,13 +15,32 @@ pub enum Feature {
     Vertex(u8),
 }
 
+/// Barycentric slack within which a projection counts as inside the triangle. A point exactly
+/// above an edge shared by two coplanar triangles must get the face's (smooth) plane distance from
+/// either of them, not the edge's, whose normal `(x - c)/|x - c|` has the spurious derivative
+/// `(I - n n^T)/d` there; rounding must not decide between the two.
+const INSIDE_SLACK: f64 = 1e-9;
+
 /// Closest feature of triangle `t` to point `x` and the squared distance (Ericson, Real-Time
-/// Collision Detection §5.1.5, region tests on barycentric coordinates).
+/// Collision Detection §5.1.5, region tests on barycentric coordinates), with projections on the
+/// triangle's boundary (within [`INSIDE_SLACK`]) counted as the face.
 pub fn closest_feature(x: [f64; 3], t: &[[f64; 3]; 3]) -> (Feature, f64) {
     let (a, b, c) = (t[0], t[1], t[2]);
     let ab = sub(b, a);
     let ac = sub(c, a);
     let ap = sub(x, a);
+    let (d00, d01, d11) = (dot(ab, ab), dot(ab, ac), dot(ac, ac));
+    let denom = d00 * d11 - d01 * d01;
+    if denom > 0.0 {
+        let (d20, d21) = (dot(ap, ab), dot(ap, ac));
+        let w1 = (d11 * d20 - d01 * d21) / denom;
+        let w2 = (d00 * d21 - d01 * d20) / denom;
+        if w1 >= -INSIDE_SLACK && w2 >= -INSIDE_SLACK && 1.0 - w1 - w2 >= -INSIDE_SLACK {
+            let n = cross(ab, ac);
+            let h = dot(ap, n);
+            return (Feature::Face, h * h / dot(n, n));
+        }
+    }
     let d1 = dot(ab, ap);
     let d2 = dot(ac, ap);
     let dist2 = |p: [f64; 3]| {
@@ -58,10 +77,8 @@ pub fn closest_feature(x: [f64; 3], t: &[[f64; 3]; 3]) -> (Feature, f64) {
         let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
         return (Feature::Edge(1), dist2(add(b, scale(sub(c, b), w))));
     }
-    let denom = 1.0 / (va + vb + vc);
-    let v = vb * denom;
-    let w = vc * denom;
-    (Feature::Face, dist2(add(a, add(scale(ab, v), scale(ac, w)))))
+    let inv = 1.0 / (va + vb + vc);
+    (Feature::Face, dist2(add(a, add(scale(ab, vb * inv), scale(ac, vc * inv)))))
 }
 
 /// Gap, normal and weights of a point against one triangle feature.
@@ -155,6 +172,9 @@ mod tests {
                 assert!((x[k] - p.gap * p.normal[k] - c[k]).abs() < 1e-14);
             }
         }
+        // A point exactly above an edge is the face's (smooth plane distance), not the edge's.
+        assert_eq!(closest_feature([0.5, 0.0, 0.3], &TRI).0, Feature::Face);
+        assert_eq!(closest_feature([0.5, -1e-3, 0.3], &TRI).0, Feature::Edge(0));
         // Below the face the plane distance is negative.
         assert!(evaluate(Feature::Face, 1.0, [0.2, 0.2, -0.1], &TRI).gap < 0.0);
     }
