@@ -20,20 +20,12 @@ fn bench(c: &mut Criterion) {
         .iter()
         .map(|p| {
             let a = 3.0 * p.z;
-            Vector3::new(
-                1.3 * (p.x * a.cos() - p.y * a.sin()),
-                1.3 * (p.x * a.sin() + p.y * a.cos()),
-                0.6 * p.z,
-            )
+            Vector3::new(1.3 * (p.x * a.cos() - p.y * a.sin()), 1.3 * (p.x * a.sin() + p.y * a.cos()), 0.6 * p.z)
         })
         .collect();
     let stencils: Vec<[Vector3<f64>; 4]> = elements.iter().map(|e| e.gather(&x)).collect();
     // Mildly deformed (2% stretch): ∂P/∂F stays positive definite, the projection's fast path.
-    let mild: Vec<Vector3<f64>> = mesh
-        .vertices
-        .iter()
-        .map(|p| Vector3::new(1.02 * p.x, p.y, 0.99 * p.z))
-        .collect();
+    let mild: Vec<Vector3<f64>> = mesh.vertices.iter().map(|p| Vector3::new(1.02 * p.x, p.y, 0.99 * p.z)).collect();
     let mild: Vec<[Vector3<f64>; 4]> = elements.iter().map(|e| e.gather(&mild)).collect();
     let lame = Lame::from_young_poisson(1e6, 0.45);
     for model in [ElasticModel::NeoHookean, ElasticModel::StableNeoHookean] {
@@ -41,13 +33,7 @@ fn bench(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("{model:?}"));
         g.throughput(Throughput::Elements(elements.len() as u64));
         g.bench_function("energy", |b| {
-            b.iter(|| {
-                elements
-                    .iter()
-                    .zip(&stencils)
-                    .map(|(e, x)| e.energy(&m, black_box(x)))
-                    .sum::<f64>()
-            })
+            b.iter(|| elements.iter().zip(&stencils).map(|(e, x)| e.energy(&m, black_box(x))).sum::<f64>())
         });
         g.bench_function("gradient", |b| {
             b.iter(|| {
@@ -81,10 +67,7 @@ fn bench(c: &mut Criterion) {
                 h != hp
             })
             .count();
-        println!(
-            "{model:?}: {indefinite} of {} squashed elements needed a projection",
-            elements.len()
-        );
+        println!("{model:?}: {indefinite} of {} squashed elements needed a projection", elements.len());
         g.finish();
     }
 }

@@ -58,39 +58,22 @@ fn tet_grid(n: usize) -> (Vec<[f64; 3]>, Vec<[usize; 4]>) {
 fn boundary(tets: &[[usize; 4]]) -> Vec<[usize; 3]> {
     let mut count: HashMap<[usize; 3], ([usize; 3], u32)> = HashMap::new();
     for t in tets {
-        for f in [
-            [t[0], t[1], t[2]],
-            [t[0], t[1], t[3]],
-            [t[0], t[2], t[3]],
-            [t[1], t[2], t[3]],
-        ] {
+        for f in [[t[0], t[1], t[2]], [t[0], t[1], t[3]], [t[0], t[2], t[3]], [t[1], t[2], t[3]]] {
             let mut key = f;
             key.sort_unstable();
             count.entry(key).or_insert((f, 0)).1 += 1;
         }
     }
-    count
-        .into_values()
-        .filter(|(_, c)| *c == 1)
-        .map(|(f, _)| f)
-        .collect()
+    count.into_values().filter(|(_, c)| *c == 1).map(|(f, _)| f).collect()
 }
 
 fn bench(c: &mut Criterion) {
     let (pts, tets) = tet_grid(31);
-    let vel: Vec<[f64; 3]> = pts
-        .iter()
-        .map(|p| [p[1].sin(), p[2] * 0.3, -p[0]])
-        .collect();
+    let vel: Vec<[f64; 3]> = pts.iter().map(|p| [p[1].sin(), p[2] * 0.3, -p[0]]).collect();
     let energy: Vec<f64> = (0..tets.len()).map(|i| (i as f64 * 0.37).cos()).collect();
     let tris = boundary(&tets);
     let dir = tempfile::tempdir().expect("temp dir for bench output");
-    eprintln!(
-        "mesh: {} points, {} tets, {} boundary triangles",
-        pts.len(),
-        tets.len(),
-        tris.len()
-    );
+    eprintln!("mesh: {} points, {} tets, {} boundary triangles", pts.len(), tets.len(), tris.len());
 
     let mut s = UnstructuredSnapshot::new(&pts, Cells::Tetra(&tets));
     s.point_vectors.push(("velocity", &vel));
@@ -112,10 +95,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| write_vtu_with(black_box(&path), black_box(&s), comp).expect("bench write"))
         });
     }
-    for (label, prec) in [
-        ("ply_float", PlyPrecision::Float),
-        ("ply_double", PlyPrecision::Double),
-    ] {
+    for (label, prec) in [("ply_float", PlyPrecision::Float), ("ply_double", PlyPrecision::Double)] {
         let path = dir.path().join(format!("{label}.ply"));
         let vv: [(&str, &[[f64; 3]]); 1] = [("velocity", &vel)];
         write_ply_with(&path, &pts, &tris, &vv, prec).expect("bench write");
@@ -123,9 +103,7 @@ fn bench(c: &mut Criterion) {
         eprintln!("{label}: {bytes} bytes");
         group.throughput(Throughput::Bytes(bytes));
         group.bench_function(label, |b| {
-            b.iter(|| {
-                write_ply_with(black_box(&path), &pts, &tris, &vv, prec).expect("bench write")
-            })
+            b.iter(|| write_ply_with(black_box(&path), &pts, &tris, &vv, prec).expect("bench write"))
         });
     }
     group.finish();

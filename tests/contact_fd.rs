@@ -21,10 +21,7 @@ fn params(law: SmoothFriction) -> ContactParams {
 }
 
 fn laws() -> Vec<SmoothFriction> {
-    vec![
-        SmoothFriction::coulomb(0.4, 1e-2),
-        SmoothFriction { mu_d: 0.3, mu_s: 0.7, v_s: 0.05, mu_v: 0.2, eps: 1e-2 },
-    ]
+    vec![SmoothFriction::coulomb(0.4, 1e-2), SmoothFriction { mu_d: 0.3, mu_s: 0.7, v_s: 0.05, mu_v: 0.2, eps: 1e-2 }]
 }
 
 /// Max |AD - FD| relative to the largest Jacobian entry. Central differences with step h on a
@@ -94,8 +91,8 @@ fn collider_contact_jacobians_match_finite_differences() {
                     check(&format!("dF/dv {tag}"), &ad_v, &fd_v);
                     // The force reported equals the f64 kernel.
                     let f = force(x0, v0);
-                    for i in 0..3 {
-                        assert!((lin.force[i] - f[i]).abs() <= 1e-12 * f[i].abs().max(1.0));
+                    for (fi, li) in f.iter().zip(lin.force.iter()) {
+                        assert!((li - fi).abs() <= 1e-12 * fi.abs().max(1.0));
                     }
                 }
             }
@@ -108,7 +105,11 @@ fn triangle_contact_jacobians_match_finite_differences() {
     let h = 1e-6;
     let tri = [[0.0, 0.0, 0.0], [1.0, 0.1, 0.05], [0.2, 0.9, -0.05]];
     // Points whose closest feature is the face, an edge and a vertex, each within delta.
-    let points = [([0.3, 0.3, 0.006], Feature::Face), ([0.5, -0.004, 0.005], Feature::Edge(0)), ([-0.004, -0.004, 0.003], Feature::Vertex(0))];
+    let points = [
+        ([0.3, 0.3, 0.006], Feature::Face),
+        ([0.5, -0.004, 0.005], Feature::Edge(0)),
+        ([-0.004, -0.004, 0.003], Feature::Vertex(0)),
+    ];
     let vs0 = [[0.2, -0.1, 0.05], [0.01, 0.02, 0.0], [-0.03, 0.0, 0.01], [0.0, 0.04, -0.02]];
     for (x, feature) in points {
         assert_eq!(closest_feature(x, &tri).0, feature);

@@ -72,10 +72,7 @@ fn rest_tet(rng: &mut Rng) -> [Vector3<f64>; 4] {
 fn deformed(rng: &mut Rng, f: &Matrix3<f64>) -> (TetElement, [Vector3<f64>; 4]) {
     let rest = rest_tet(rng);
     let t = rng.vec3();
-    (
-        TetElement::new([0, 1, 2, 3], &rest),
-        rest.map(|p| f * p + t),
-    )
+    (TetElement::new([0, 1, 2, 3], &rest), rest.map(|p| f * p + t))
 }
 
 fn flat(x: &[Vector3<f64>; 4]) -> SVector<f64, 12> {
@@ -95,17 +92,8 @@ const FD_RTOL: f64 = 1e-6;
 
 fn assert_close_rel(what: &str, got: &[f64], want: &[f64], rtol: f64) {
     let scale = want.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-300);
-    let err = got
-        .iter()
-        .zip(want)
-        .map(|(a, b)| (a - b).powi(2))
-        .sum::<f64>()
-        .sqrt();
-    assert!(
-        err <= rtol * scale,
-        "{what}: relative error {:.3e} > {rtol:.1e} (|ref| = {scale:.3e})",
-        err / scale
-    );
+    let err = got.iter().zip(want).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt();
+    assert!(err <= rtol * scale, "{what}: relative error {:.3e} > {rtol:.1e} (|ref| = {scale:.3e})", err / scale);
 }
 
 #[test]
@@ -118,11 +106,7 @@ fn gradient_matches_finite_differences_of_energy() {
                 let (el, x) = deformed(&mut rng, &f);
                 let (e, g) = el.energy_gradient(&m, &x);
                 assert!(e.is_finite(), "{model:?} {name}: energy {e}");
-                assert_eq!(
-                    e,
-                    el.energy(&m, &x),
-                    "energy() and energy_gradient() disagree"
-                );
+                assert_eq!(e, el.energy(&m, &x), "energy() and energy_gradient() disagree");
                 let q = flat(&x);
                 let fd = SVector::<f64, 12>::from_fn(|i, _| {
                     let (mut qp, mut qm) = (q, q);
@@ -157,8 +141,7 @@ fn hessian_matches_finite_differences_of_gradient() {
                     let (mut qp, mut qm) = (q, q);
                     qp[i] += H_POS;
                     qm[i] -= H_POS;
-                    let col = (el.energy_gradient(&m, &unflat(&qp)).1
-                        - el.energy_gradient(&m, &unflat(&qm)).1)
+                    let col = (el.energy_gradient(&m, &unflat(&qp)).1 - el.energy_gradient(&m, &unflat(&qm)).1)
                         / (2.0 * H_POS);
                     fd.set_column(i, &col);
                 }
@@ -197,12 +180,7 @@ fn pk1_and_dpdf_match_finite_differences() {
                 }
                 let tag = format!("{model:?} {name} seed {seed}");
                 assert_close_rel(&format!("{tag} P"), p.as_slice(), fd_p.as_slice(), FD_RTOL);
-                assert_close_rel(
-                    &format!("{tag} dP/dF"),
-                    a.as_slice(),
-                    fd_a.as_slice(),
-                    FD_RTOL,
-                );
+                assert_close_rel(&format!("{tag} dP/dF"), a.as_slice(), fd_a.as_slice(), FD_RTOL);
                 // ∂P/∂F is a second derivative: symmetric up to round-off (not symmetrized in
                 // the code, so this can fail if a block is transposed).
                 let asym = (a - a.transpose()).norm() / a.norm();
@@ -232,22 +210,9 @@ fn hessian_matches_forward_mode_ad() {
                     &flat(&x),
                 );
                 let tag = format!("{model:?} {name} seed {seed} vs AD");
-                assert!(
-                    (e - e_ad).abs() <= 1e-10 * e.abs().max(1e-12),
-                    "{tag}: energy {e} vs {e_ad}"
-                );
-                assert_close_rel(
-                    &format!("{tag} gradient"),
-                    g.as_slice(),
-                    g_ad.as_slice(),
-                    1e-10,
-                );
-                assert_close_rel(
-                    &format!("{tag} Hessian"),
-                    h.as_slice(),
-                    h_ad.as_slice(),
-                    1e-10,
-                );
+                assert!((e - e_ad).abs() <= 1e-10 * e.abs().max(1e-12), "{tag}: energy {e} vs {e_ad}");
+                assert_close_rel(&format!("{tag} gradient"), g.as_slice(), g_ad.as_slice(), 1e-10);
+                assert_close_rel(&format!("{tag} Hessian"), h.as_slice(), h_ad.as_slice(), 1e-10);
             }
         }
     }
@@ -259,29 +224,15 @@ fn rest_state_is_stress_free_with_zero_energy() {
     for model in MODELS {
         let m = rubber(model);
         // Energies are sums of O(μ) terms: exact zero up to a few ulps of μ.
-        assert!(
-            m.energy_density(&i).abs() < 1e-9 * m.lame.mu,
-            "{model:?}: Ψ(I) = {}",
-            m.energy_density(&i)
-        );
-        assert!(
-            m.pk1(&i).norm() < 1e-9 * m.lame.mu,
-            "{model:?}: P(I) = {}",
-            m.pk1(&i)
-        );
+        assert!(m.energy_density(&i).abs() < 1e-9 * m.lame.mu, "{model:?}: Ψ(I) = {}", m.energy_density(&i));
+        assert!(m.pk1(&i).norm() < 1e-9 * m.lame.mu, "{model:?}: P(I) = {}", m.pk1(&i));
         // A rigidly moved element has zero energy and zero forces too.
         let mut rng = Rng(7);
         let r = rng.rotation();
         let (el, x) = deformed(&mut rng, r.matrix());
         let (e, g) = el.energy_gradient(&m, &x);
-        assert!(
-            e.abs() < 1e-9 * m.lame.mu * el.rest_volume,
-            "{model:?}: rigid energy {e}"
-        );
-        assert!(
-            g.norm() < 1e-9 * m.lame.mu * el.rest_volume.cbrt().powi(2),
-            "{model:?}: rigid force {g}"
-        );
+        assert!(e.abs() < 1e-9 * m.lame.mu * el.rest_volume, "{model:?}: rigid energy {e}");
+        assert!(g.norm() < 1e-9 * m.lame.mu * el.rest_volume.cbrt().powi(2), "{model:?}: rigid force {g}");
     }
 }
 
@@ -297,24 +248,15 @@ fn energy_is_rotation_invariant_and_forces_balance() {
                 let rf = r * f;
                 // Ψ ~ μ·O(1); rotation changes F by round-off only.
                 let d = (m.energy_density(&rf) - psi).abs();
-                assert!(
-                    d <= 1e-10 * psi.abs().max(m.lame.mu),
-                    "{model:?} {name}: Ψ(RF) − Ψ(F) = {d:e}"
-                );
+                assert!(d <= 1e-10 * psi.abs().max(m.lame.mu), "{model:?} {name}: Ψ(RF) − Ψ(F) = {d:e}");
                 // P(RF) = R P(F) (frame indifference of the stress).
                 let dp = (m.pk1(&rf) - r * m.pk1(&f)).norm();
-                assert!(
-                    dp <= 1e-10 * m.pk1(&f).norm().max(m.lame.mu),
-                    "{model:?} {name}: |P(RF) − R P(F)| = {dp:e}"
-                );
+                assert!(dp <= 1e-10 * m.pk1(&f).norm().max(m.lame.mu), "{model:?} {name}: |P(RF) − R P(F)| = {dp:e}");
                 let (el, x) = deformed(&mut rng, &f);
                 let (_, g) = el.energy_gradient(&m, &x);
                 // Translation invariance ⇒ the 4 nodal forces sum to zero.
                 let sum: Vector3<f64> = (0..4).map(|a| g.fixed_rows::<3>(3 * a).into_owned()).sum();
-                assert!(
-                    sum.norm() <= 1e-12 * g.norm(),
-                    "{model:?} {name}: force sum {sum}"
-                );
+                assert!(sum.norm() <= 1e-12 * g.norm(), "{model:?} {name}: force sum {sum}");
             }
         }
     }
@@ -368,10 +310,7 @@ fn small_strain_matches_hookes_law() {
             errors.push(e_err.max(nu_err).max(k_err));
         }
         // First-order convergence of the uniaxial/hydrostatic response (ratio ≈ 10).
-        assert!(
-            errors[1] < 0.2 * errors[0],
-            "{model:?}: errors {errors:?} do not shrink with strain"
-        );
+        assert!(errors[1] < 0.2 * errors[0], "{model:?}: errors {errors:?} do not shrink with strain");
     }
 }
 
@@ -390,9 +329,7 @@ fn neo_hookean_rejects_inversion_stable_neo_hookean_does_not() {
 }
 
 fn min_eigenvalue<const N: usize>(a: &SMatrix<f64, N, N>) -> f64 {
-    nalgebra::DMatrix::from_column_slice(N, N, a.as_slice())
-        .symmetric_eigenvalues()
-        .min()
+    nalgebra::DMatrix::from_column_slice(N, N, a.as_slice()).symmetric_eigenvalues().min()
 }
 
 #[test]
@@ -406,21 +343,12 @@ fn project_psd_clamps_negative_eigenvalues_and_keeps_psd_matrices() {
         project_psd(&mut p);
         // Round-off of a 12×12 eigen-decomposition: ~N ε ‖A‖.
         let tol = 1e-13 * a.norm();
-        assert!(
-            min_eigenvalue(&p) > -tol,
-            "projected min eigenvalue {}",
-            min_eigenvalue(&p)
-        );
+        assert!(min_eigenvalue(&p) > -tol, "projected min eigenvalue {}", min_eigenvalue(&p));
         // Nearest PSD matrix: the positive eigenvalues are kept, so the eigenvalues of p are
         // exactly max(λ(a), 0) and trace(p) = Σ max(λ, 0).
-        let lam =
-            nalgebra::DMatrix::from_column_slice(12, 12, a.as_slice()).symmetric_eigenvalues();
+        let lam = nalgebra::DMatrix::from_column_slice(12, 12, a.as_slice()).symmetric_eigenvalues();
         let want: f64 = lam.iter().map(|l| l.max(0.0)).sum();
-        assert!(
-            (p.trace() - want).abs() < tol,
-            "trace {} vs {want}",
-            p.trace()
-        );
+        assert!((p.trace() - want).abs() < tol, "trace {} vs {want}", p.trace());
         // p − a is negative semi-definite (only negative parts were removed).
         assert!(min_eigenvalue(&(p - a)) > -tol, "p − a must be PSD");
     }
@@ -435,11 +363,7 @@ fn project_psd_clamps_negative_eigenvalues_and_keeps_psd_matrices() {
     let psd = c * c.transpose();
     let mut p = psd;
     project_psd(&mut p);
-    assert!(
-        (p - psd).norm() < 1e-13 * psd.norm(),
-        "PSD changed by {:e}",
-        (p - psd).norm()
-    );
+    assert!((p - psd).norm() < 1e-13 * psd.norm(), "PSD changed by {:e}", (p - psd).norm());
 }
 
 #[test]
@@ -465,10 +389,7 @@ fn projected_element_hessian_is_psd_and_unchanged_when_already_convex() {
     // Strong compression makes neo-Hookean's ∂P/∂F indefinite: the projection must act.
     let m = rubber(ElasticModel::NeoHookean);
     let f = Matrix3::from_diagonal(&Vector3::new(0.3, 1.0, 1.0));
-    assert!(
-        min_eigenvalue(&m.dpdf(&f)) < 0.0,
-        "expected an indefinite case"
-    );
+    assert!(min_eigenvalue(&m.dpdf(&f)) < 0.0, "expected an indefinite case");
     let mut rng = Rng(6);
     let (el, x) = deformed(&mut rng, &f);
     let (_, _, h) = el.energy_gradient_hessian(&m, &x, false);
@@ -492,20 +413,11 @@ fn analytic_psd_projection_matches_numerical_projection() {
             let mut fs = deformations(&mut rng, model);
             let r = *rng.rotation().matrix();
             fs.push(("repeated s, compressed", r * 0.5));
-            fs.push((
-                "repeated pair",
-                r * Matrix3::from_diagonal(&Vector3::new(1.2, 1.2, 0.3)),
-            ));
+            fs.push(("repeated pair", r * Matrix3::from_diagonal(&Vector3::new(1.2, 1.2, 0.3))));
             fs.push(("identity", Matrix3::identity()));
             if model == ElasticModel::StableNeoHookean {
-                fs.push((
-                    "inverted repeated",
-                    r * Matrix3::from_diagonal(&Vector3::new(0.7, 0.7, -0.7)),
-                ));
-                fs.push((
-                    "two negative",
-                    r * Matrix3::from_diagonal(&Vector3::new(-0.8, -0.6, 1.1)),
-                ));
+                fs.push(("inverted repeated", r * Matrix3::from_diagonal(&Vector3::new(0.7, 0.7, -0.7))));
+                fs.push(("two negative", r * Matrix3::from_diagonal(&Vector3::new(-0.8, -0.6, 1.1))));
             }
             for (name, f) in fs {
                 let a = m.dpdf(&f);
@@ -513,12 +425,7 @@ fn analytic_psd_projection_matches_numerical_projection() {
                 project_psd(&mut numeric);
                 let analytic = m.dpdf_projected(&f);
                 let tag = format!("{model:?} {name} seed {seed}");
-                assert_close_rel(
-                    &format!("{tag} projected dP/dF"),
-                    analytic.as_slice(),
-                    numeric.as_slice(),
-                    1e-10,
-                );
+                assert_close_rel(&format!("{tag} projected dP/dF"), analytic.as_slice(), numeric.as_slice(), 1e-10);
                 if min_eigenvalue(&a) > 1e-9 * a.norm() {
                     assert_eq!(analytic, a, "{tag}: PD matrix must be returned unchanged");
                 } else {

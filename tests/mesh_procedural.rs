@@ -26,11 +26,7 @@ fn check_closed_outward_surface(m: &TetMesh) -> f64 {
     }
     for (&(a, b), &n) in &directed {
         assert_eq!(n, 1, "directed edge ({a},{b}) used {n} times");
-        assert_eq!(
-            directed.get(&(b, a)),
-            Some(&1),
-            "edge ({a},{b}) is not shared by exactly 2 triangles"
-        );
+        assert_eq!(directed.get(&(b, a)), Some(&1), "edge ({a},{b}) is not shared by exactly 2 triangles");
     }
     let edges = directed.len() / 2;
     let verts = m.surface_vertices();
@@ -51,49 +47,29 @@ fn check_closed_outward_surface(m: &TetMesh) -> f64 {
 
 #[test]
 fn box_counts_volume_orientation_and_surface() {
-    for (size, cells) in [
-        ([1.0, 1.0, 1.0], [1, 1, 1]),
-        ([0.02, 0.03, 0.04], [2, 3, 4]),
-        ([2.0, 0.5, 1.0], [5, 2, 3]),
-    ] {
+    for (size, cells) in [([1.0, 1.0, 1.0], [1, 1, 1]), ([0.02, 0.03, 0.04], [2, 3, 4]), ([2.0, 0.5, 1.0], [5, 2, 3])] {
         let m = box_tets(size, cells).unwrap();
         let [nx, ny, nz] = cells;
         assert_eq!(m.tets.len(), 6 * nx * ny * nz);
         assert_eq!(m.vertices.len(), (nx + 1) * (ny + 1) * (nz + 1));
         let exact = size[0] * size[1] * size[2];
         // Sum of 6nxnynz positive terms: relative round-off ~1e-15 per term.
-        assert!(
-            (m.volume() - exact).abs() < 1e-12 * exact,
-            "volume {} vs {exact}",
-            m.volume()
-        );
+        assert!((m.volume() - exact).abs() < 1e-12 * exact, "volume {} vs {exact}", m.volume());
         // All tets positive and equal (1/6 of a cell): the Kuhn tets are congruent.
         let cell = exact / (nx * ny * nz) as f64 / 6.0;
         for t in &m.tets {
             let v = tet_volume(&m, t);
-            assert!(
-                (v - cell).abs() < 1e-12 * cell,
-                "tet {t:?} volume {v} vs {cell}"
-            );
+            assert!((v - cell).abs() < 1e-12 * cell, "tet {t:?} volume {v} vs {cell}");
         }
         let surface_volume = check_closed_outward_surface(&m);
-        assert!(
-            (surface_volume - exact).abs() < 1e-12 * exact,
-            "surface volume {surface_volume}"
-        );
+        assert!((surface_volume - exact).abs() < 1e-12 * exact, "surface volume {surface_volume}");
         // 2 triangles per boundary cell face.
-        assert_eq!(
-            m.surface_triangles().len(),
-            4 * (nx * ny + ny * nz + nz * nx)
-        );
+        assert_eq!(m.surface_triangles().len(), 4 * (nx * ny + ny * nz + nz * nx));
         let interior = (nx - 1) * (ny - 1) * (nz - 1);
         assert_eq!(m.surface_vertices().len(), m.vertices.len() - interior);
         let (lo, hi) = m.bounding_box();
         let half = Vector3::from(size) * 0.5;
-        assert!(
-            (lo + half).norm() < 1e-15 && (hi - half).norm() < 1e-15,
-            "centered box: {lo} {hi}"
-        );
+        assert!((lo + half).norm() < 1e-15 && (hi - half).norm() < 1e-15, "centered box: {lo} {hi}");
         // Lumped masses add up to the total mass.
         let masses = m.lumped_masses(1000.0);
         let total: f64 = masses.iter().sum();
@@ -113,12 +89,7 @@ fn box_counts_volume_orientation_and_surface() {
 fn box_mesh_is_mirror_symmetric() {
     let m = box_tets([1.0, 1.0, 1.0], [2, 4, 2]).unwrap();
     let key = |p: Vector3<f64>| [p.x, p.y, p.z].map(|c| (c * 1e9).round() as i64);
-    let index: HashMap<[i64; 3], usize> = m
-        .vertices
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (key(*p), i))
-        .collect();
+    let index: HashMap<[i64; 3], usize> = m.vertices.iter().enumerate().map(|(i, p)| (key(*p), i)).collect();
     let tet_set = |tets: &[[usize; 4]]| -> HashSet<[usize; 4]> {
         tets.iter()
             .map(|t| {
@@ -141,11 +112,7 @@ fn box_mesh_is_mirror_symmetric() {
                 })
             })
             .collect();
-        assert_eq!(
-            tet_set(&reflected),
-            original,
-            "not symmetric about the mid-plane of axis {axis}"
-        );
+        assert_eq!(tet_set(&reflected), original, "not symmetric about the mid-plane of axis {axis}");
     }
 }
 
@@ -175,10 +142,7 @@ fn ball_volume_converges_quadratically_and_quality_is_bounded() {
         assert!(m.tets.iter().all(|t| tet_volume(&m, t) > 0.0));
         // Boundary vertices lie on the sphere (to round-off).
         for &i in &m.surface_vertices() {
-            assert!(
-                (m.vertices[i].norm() - radius).abs() < 1e-14,
-                "vertex {i} off the sphere"
-            );
+            assert!((m.vertices[i].norm() - radius).abs() < 1e-14, "vertex {i} off the sphere");
         }
         let surface_volume = check_closed_outward_surface(&m);
         assert!((surface_volume - m.volume()).abs() < 1e-12 * exact);
@@ -192,26 +156,15 @@ fn ball_volume_converges_quadratically_and_quality_is_bounded() {
         );
         // Quality bound found for this map (measured: see the printout; the cube grid alone has
         // 45°..90°). A regression in the map (e.g. a purely radial map) drops below it.
-        assert!(
-            lo.to_degrees() > MIN_DIHEDRAL_DEG,
-            "n={n}: min dihedral {:.2}°",
-            lo.to_degrees()
-        );
-        assert!(
-            hi.to_degrees() < MAX_DIHEDRAL_DEG,
-            "n={n}: max dihedral {:.2}°",
-            hi.to_degrees()
-        );
+        assert!(lo.to_degrees() > MIN_DIHEDRAL_DEG, "n={n}: min dihedral {:.2}°", lo.to_degrees());
+        assert!(hi.to_degrees() < MAX_DIHEDRAL_DEG, "n={n}: max dihedral {:.2}°", hi.to_degrees());
         errors.push((exact - m.volume()) / exact);
     }
     // Inscribed polyhedron: volume from below, error O(h²), ratio → 4 per halving of h.
     assert!(errors.iter().all(|&e| e > 0.0));
     for w in errors.windows(2) {
         let ratio = w[0] / w[1];
-        assert!(
-            (3.5..4.5).contains(&ratio),
-            "convergence ratio {ratio} (errors {errors:?}), expected ≈ 4"
-        );
+        assert!((3.5..4.5).contains(&ratio), "convergence ratio {ratio} (errors {errors:?}), expected ≈ 4");
     }
 }
 
@@ -235,18 +188,12 @@ fn new_rejects_invalid_meshes_with_clear_messages() {
     let msg = |r: Result<TetMesh, MeshError>| r.unwrap_err().to_string();
 
     let e = msg(TetMesh::new(v(), vec![[0, 1, 2, 4]]));
-    assert!(
-        e.contains("tetrahedron 0") && e.contains("vertex 4") && e.contains("only 4 vertices"),
-        "{e}"
-    );
+    assert!(e.contains("tetrahedron 0") && e.contains("vertex 4") && e.contains("only 4 vertices"), "{e}");
 
     let mut flat = v();
     flat[3] = Vector3::new(0.3, 0.3, 1e-13);
     let e = msg(TetMesh::new(flat, vec![[0, 1, 2, 3]]));
-    assert!(
-        e.contains("degenerate") && e.contains("tetrahedron 0"),
-        "{e}"
-    );
+    assert!(e.contains("degenerate") && e.contains("tetrahedron 0"), "{e}");
     let e = msg(TetMesh::new(v(), vec![[0, 1, 2, 2]]));
     assert!(e.contains("degenerate"), "repeated node: {e}");
 
@@ -263,10 +210,7 @@ fn new_rejects_invalid_meshes_with_clear_messages() {
     let e = msg(TetMesh::new(v(), vec![[0, 1, 2, 3], [0, 2, 1, 3]]));
     assert!(e.contains("tetrahedra 0 and 1 overlap"), "{e}");
     let e = msg(TetMesh::new(five.clone(), vec![[0, 1, 2, 3], [0, 1, 2, 4]]));
-    assert!(
-        e.contains("tetrahedra 0 and 1 overlap") && e.contains("[0, 1, 2]"),
-        "{e}"
-    );
+    assert!(e.contains("tetrahedra 0 and 1 overlap") && e.contains("[0, 1, 2]"), "{e}");
     // The same two tets on opposite sides of the face are fine.
     five[4].z = -0.5;
     assert!(TetMesh::new(five, vec![[0, 1, 2, 3], [0, 1, 2, 4]]).is_ok());
@@ -279,30 +223,14 @@ fn new_rejects_invalid_meshes_with_clear_messages() {
 
 #[test]
 fn procedural_parameters_are_validated() {
-    let e = box_tets([1.0, 0.0, 1.0], [1, 1, 1])
-        .unwrap_err()
-        .to_string();
+    let e = box_tets([1.0, 0.0, 1.0], [1, 1, 1]).unwrap_err().to_string();
     assert!(e.contains("size.y") && e.contains("> 0"), "{e}");
-    let e = box_tets([1.0, 1.0, f64::NAN], [1, 1, 1])
-        .unwrap_err()
-        .to_string();
+    let e = box_tets([1.0, 1.0, f64::NAN], [1, 1, 1]).unwrap_err().to_string();
     assert!(e.contains("size.z"), "{e}");
     let e = box_tets([1.0; 3], [1, 0, 1]).unwrap_err().to_string();
     assert!(e.contains("cells") && e.contains("[1, 0, 1]"), "{e}");
-    let e = box_tets([1.0; 3], [usize::MAX, 2, 2])
-        .unwrap_err()
-        .to_string();
+    let e = box_tets([1.0; 3], [usize::MAX, 2, 2]).unwrap_err().to_string();
     assert!(e.contains("50 million"), "{e}");
-    assert!(
-        ball_tets(-1.0, 4)
-            .unwrap_err()
-            .to_string()
-            .contains("radius")
-    );
-    assert!(
-        ball_tets(1.0, 0)
-            .unwrap_err()
-            .to_string()
-            .contains("resolution")
-    );
+    assert!(ball_tets(-1.0, 4).unwrap_err().to_string().contains("radius"));
+    assert!(ball_tets(1.0, 0).unwrap_err().to_string().contains("resolution"));
 }

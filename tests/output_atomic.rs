@@ -38,10 +38,7 @@ fn the_target_does_not_exist_while_the_content_is_being_written() {
         assert!(!path.exists(), "target visible before the rename");
         let during = names(dir.path());
         assert_eq!(during.len(), 1);
-        assert!(
-            during[0].starts_with(".big.bin.") && during[0].ends_with(".tmp"),
-            "{during:?}"
-        );
+        assert!(during[0].starts_with(".big.bin.") && during[0].ends_with(".tmp"), "{during:?}");
         Ok(())
     })
     .expect("write");
@@ -55,10 +52,7 @@ fn an_error_leaves_no_partial_target_and_no_temporary() {
     let path = dir.path().join("out.vtu");
     let res = write_atomically(&path, |out| {
         out.write_all(b"half of a file").expect("write");
-        Err(OutputError::InvalidData {
-            path: path.clone(),
-            message: "boom".into(),
-        })
+        Err(OutputError::InvalidData { path: path.clone(), message: "boom".into() })
     });
     assert!(res.is_err());
     assert!(!path.exists(), "partial target left behind");
@@ -68,10 +62,7 @@ fn an_error_leaves_no_partial_target_and_no_temporary() {
     write_bytes_atomically(&path, b"old complete").expect("write");
     let _ = write_atomically(&path, |out| {
         out.write_all(b"new but broken").expect("write");
-        Err(OutputError::InvalidData {
-            path: path.clone(),
-            message: "boom".into(),
-        })
+        Err(OutputError::InvalidData { path: path.clone(), message: "boom".into() })
     });
     assert_eq!(std::fs::read(&path).expect("read"), b"old complete");
     assert_eq!(names(dir.path()), ["out.vtu"]);
@@ -99,8 +90,5 @@ fn a_missing_folder_is_an_io_error_naming_the_file() {
     let err = write_bytes_atomically(&path, b"x").expect_err("no folder");
     assert!(matches!(err, OutputError::Io { .. }));
     let msg = err.to_string();
-    assert!(
-        msg.contains("nope/x.pvd") && msg.contains("creating a temporary file"),
-        "{msg}"
-    );
+    assert!(msg.contains("nope/x.pvd") && msg.contains("creating a temporary file"), "{msg}");
 }

@@ -54,20 +54,9 @@ print('FRICSIM times=%s arrays=%s' % (
 /// Writes the series: frame f moves both bodies up by f/10.
 fn write_series(dir: &Path) -> std::path::PathBuf {
     std::fs::create_dir_all(dir.join("vtk")).expect("mkdir");
-    let solid0 = [
-        [0.0, 0.0, 0.0],
-        [1.0, 0.0, 0.0],
-        [0.0, 1.0, 0.0],
-        [0.0, 0.0, 1.0],
-        [1.0, 1.0, 1.0],
-    ];
+    let solid0 = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 1.0]];
     let tets = [[0, 1, 2, 3], [1, 2, 3, 4]];
-    let cloth0 = [
-        [-1.0, -1.0, 1.5],
-        [2.0, -1.0, 1.5],
-        [2.0, 2.0, 1.5],
-        [-1.0, 2.0, 1.5],
-    ];
+    let cloth0 = [[-1.0, -1.0, 1.5], [2.0, -1.0, 1.5], [2.0, 2.0, 1.5], [-1.0, 2.0, 1.5]];
     let tris = [[0, 1, 2], [0, 2, 3]];
     let pvd_path = dir.join("scene.pvd");
     let mut pvd = PvdCollection::new(&pvd_path);
@@ -81,16 +70,9 @@ fn write_series(dir: &Path) -> std::path::PathBuf {
         s.point_vectors.push(("velocity", &sv));
         let mut c = UnstructuredSnapshot::new(&cloth, Cells::Triangle(&tris));
         c.point_vectors.push(("velocity", &cv));
-        let files = [
-            format!("vtk/solid_{frame:04}.vtu"),
-            format!("vtk/cloth_{frame:04}.vtu"),
-        ];
+        let files = [format!("vtk/solid_{frame:04}.vtu"), format!("vtk/cloth_{frame:04}.vtu")];
         // Each frame uses another compression, so ParaView must read all three.
-        let comp = [
-            VtuCompression::None,
-            VtuCompression::Lz4,
-            VtuCompression::Zlib { level: 6 },
-        ][frame];
+        let comp = [VtuCompression::None, VtuCompression::Lz4, VtuCompression::Zlib { level: 6 }][frame];
         write_vtu_with(&dir.join(&files[0]), &s, comp).expect("solid vtu");
         write_vtu_with(&dir.join(&files[1]), &c, comp).expect("cloth vtu");
         pvd.add_frame(frame as f64 * 0.02, &files).expect("pvd");
@@ -101,12 +83,7 @@ fn write_series(dir: &Path) -> std::path::PathBuf {
 #[test]
 #[ignore = "needs ParaView (apt-get install -y paraview python3-paraview xvfb xauth); see the file's doc comment"]
 fn paraview_opens_and_renders_the_series() {
-    let found = |tool: &str| {
-        Command::new("which")
-            .arg(tool)
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
+    let found = |tool: &str| Command::new("which").arg(tool).output().is_ok_and(|o| o.status.success());
     assert!(
         found("pvbatch") && found("xvfb-run"),
         "pvbatch or xvfb-run not found: apt-get install -y paraview python3-paraview xvfb xauth"
@@ -118,12 +95,7 @@ fn paraview_opens_and_renders_the_series() {
     let png = dir.path().join("last_frame.png");
     // A PLY surface too (ParaView's own PLY reader, independent of ply-rs).
     let ply = dir.path().join("cloth.ply");
-    let cloth = [
-        [-1.0, -1.0, 1.5],
-        [2.0, -1.0, 1.5],
-        [2.0, 2.0, 1.75],
-        [-1.0, 2.0, 1.5],
-    ];
+    let cloth = [[-1.0, -1.0, 1.5], [2.0, -1.0, 1.5], [2.0, 2.0, 1.75], [-1.0, 2.0, 1.5]];
     let vel = [[0.0, 0.0, -1.0]; 4];
     write_ply(&ply, &cloth, &[[0, 1, 2], [0, 2, 3]], &[("velocity", &vel)]).expect("ply");
     let out = Command::new("xvfb-run")
@@ -142,26 +114,13 @@ fn paraview_opens_and_renders_the_series() {
 
     // Three time steps with our exact times, both parts (5 + 4 points, 2 + 2 cells) at every
     // step, geometry moving up by 0.1 per frame, and the velocity values intact.
-    for (t, zmin, zmax) in [
-        ("0.0", "0.0", "1.5"),
-        ("0.02", "0.1", "1.6"),
-        ("0.04", "0.2", "1.7"),
-    ] {
+    for (t, zmin, zmax) in [("0.0", "0.0", "1.5"), ("0.02", "0.1", "1.6"), ("0.04", "0.2", "1.7")] {
         let line = format!("FRICSIM t={t} points=9 cells=4 zmin={zmin} zmax={zmax} vz=-1.0,1.0");
-        assert!(
-            stdout.contains(&line),
-            "ParaView report lacks {line:?}: {stdout}"
-        );
+        assert!(stdout.contains(&line), "ParaView report lacks {line:?}: {stdout}");
     }
-    assert!(
-        stdout.contains("FRICSIM times=0.0,0.02,0.04 arrays=velocity"),
-        "unexpected ParaView report: {stdout}"
-    );
+    assert!(stdout.contains("FRICSIM times=0.0,0.02,0.04 arrays=velocity"), "unexpected ParaView report: {stdout}");
     let line = "FRICSIM ply points=4 cells=2 bounds=-1.0,2.0,-1.0,2.0,1.5,1.75";
-    assert!(
-        stdout.contains(line),
-        "ParaView report lacks {line:?}: {stdout}"
-    );
+    assert!(stdout.contains(line), "ParaView report lacks {line:?}: {stdout}");
     let len = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
     assert!(len > 1000, "screenshot missing or empty ({len} bytes)");
     if let Ok(keep) = std::env::var("FRICSIM_PARAVIEW_PNG") {

@@ -44,32 +44,12 @@ fn check(precision: PlyPrecision) {
     let force: Vec<[f64; 3]> = vel.iter().map(|v| [v[2], v[1], v[0] * 2.0]).collect();
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("s.ply");
-    write_ply_with(
-        &path,
-        &pts,
-        &tris,
-        &[("velocity", &vel), ("force", &force)],
-        precision,
-    )
-    .expect("write ply");
+    write_ply_with(&path, &pts, &tris, &[("velocity", &vel), ("force", &force)], precision).expect("write ply");
 
     let ply = read(&path);
     assert_eq!(ply.header.encoding, Encoding::BinaryLittleEndian);
     let names: Vec<&String> = ply.header.elements["vertex"].properties.keys().collect();
-    assert_eq!(
-        names,
-        [
-            "x",
-            "y",
-            "z",
-            "velocity_x",
-            "velocity_y",
-            "velocity_z",
-            "force_x",
-            "force_y",
-            "force_z"
-        ]
-    );
+    assert_eq!(names, ["x", "y", "z", "velocity_x", "velocity_y", "velocity_z", "force_x", "force_y", "force_z"]);
     let verts = &ply.payload["vertex"];
     assert_eq!(verts.len(), pts.len());
     // What the file is supposed to hold: f32-rounded values, or the exact f64.
@@ -79,23 +59,11 @@ fn check(precision: PlyPrecision) {
     };
     for (i, v) in verts.iter().enumerate() {
         for (k, axis) in ["x", "y", "z"].iter().enumerate() {
-            assert_eq!(
-                scalar(v, axis).to_bits(),
-                stored(pts[i][k]).to_bits(),
-                "v{i}.{axis}"
-            );
+            assert_eq!(scalar(v, axis).to_bits(), stored(pts[i][k]).to_bits(), "v{i}.{axis}");
             let name = format!("velocity_{axis}");
-            assert_eq!(
-                scalar(v, &name).to_bits(),
-                stored(vel[i][k]).to_bits(),
-                "{name}"
-            );
+            assert_eq!(scalar(v, &name).to_bits(), stored(vel[i][k]).to_bits(), "{name}");
             let name = format!("force_{axis}");
-            assert_eq!(
-                scalar(v, &name).to_bits(),
-                stored(force[i][k]).to_bits(),
-                "{name}"
-            );
+            assert_eq!(scalar(v, &name).to_bits(), stored(force[i][k]).to_bits(), "{name}");
         }
         if precision == PlyPrecision::Double {
             assert!(matches!(v.get("x"), Some(Property::Double(_))));
@@ -108,10 +76,7 @@ fn check(precision: PlyPrecision) {
     for (f, t) in faces.iter().zip(&tris) {
         match f.get("vertex_indices") {
             Some(Property::ListUInt(ix)) => {
-                assert_eq!(
-                    ix.iter().map(|&i| i as usize).collect::<Vec<_>>(),
-                    t.to_vec()
-                )
+                assert_eq!(ix.iter().map(|&i| i as usize).collect::<Vec<_>>(), t.to_vec())
             }
             other => panic!("vertex_indices: {other:?}"),
         }
@@ -136,11 +101,7 @@ fn header_is_what_viewers_expect() {
     write_ply(&path, &pts, &tris, &[]).expect("write");
     let bytes = std::fs::read(&path).expect("read");
     let end = b"end_header\n";
-    let at = bytes
-        .windows(end.len())
-        .position(|w| w == end)
-        .expect("end_header")
-        + end.len();
+    let at = bytes.windows(end.len()).position(|w| w == end).expect("end_header") + end.len();
     let header = String::from_utf8_lossy(&bytes[..at]);
     for line in [
         "ply\nformat binary_little_endian 1.0\n",
@@ -160,26 +121,10 @@ fn bad_input_is_refused_without_writing() {
     let path = dir.path().join("bad.ply");
     type Case<'a> = (Vec<[usize; 3]>, Vec<(&'a str, &'a [[f64; 3]])>, &'a str);
     let cases: Vec<Case> = vec![
-        (
-            vec![[0, 1, 7]],
-            vec![],
-            "triangle 0 [0, 1, 7] refers to a point beyond the 7 points",
-        ),
-        (
-            tris.clone(),
-            vec![("velocity", &vel[..3])],
-            "'velocity' has 3 entries but the surface has 7",
-        ),
-        (
-            tris.clone(),
-            vec![("my velocity", &vel[..])],
-            "not a PLY property name",
-        ),
-        (
-            tris.clone(),
-            vec![("v", &vel[..]), ("v", &vel[..])],
-            "'v_x' would appear twice",
-        ),
+        (vec![[0, 1, 7]], vec![], "triangle 0 [0, 1, 7] refers to a point beyond the 7 points"),
+        (tris.clone(), vec![("velocity", &vel[..3])], "'velocity' has 3 entries but the surface has 7"),
+        (tris.clone(), vec![("my velocity", &vel[..])], "not a PLY property name"),
+        (tris.clone(), vec![("v", &vel[..]), ("v", &vel[..])], "'v_x' would appear twice"),
     ];
     for (t, vv, needle) in cases {
         match write_ply(&path, &pts, &t, &vv) {
@@ -190,9 +135,5 @@ fn bad_input_is_refused_without_writing() {
         }
         assert!(!path.exists());
     }
-    assert_eq!(
-        std::fs::read_dir(dir.path()).expect("list").count(),
-        0,
-        "no temp files"
-    );
+    assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 0, "no temp files");
 }

@@ -17,36 +17,22 @@ fn parse(path: &Path) -> Vec<(String, usize, String)> {
     let mut out = Vec::new();
     let mut saw_collection_type = false;
     loop {
-        match reader
-            .read_event()
-            .unwrap_or_else(|e| panic!("invalid XML: {e}\n{text}"))
-        {
+        match reader.read_event().unwrap_or_else(|e| panic!("invalid XML: {e}\n{text}")) {
             Event::Start(e) => {
                 let name = String::from_utf8_lossy(e.name().as_ref()).to_string();
                 if name == "VTKFile" {
-                    let ty = e
-                        .try_get_attribute("type")
-                        .expect("attr")
-                        .expect("type attribute");
+                    let ty = e.try_get_attribute("type").expect("attr").expect("type attribute");
                     saw_collection_type = ty.value.as_ref() == b"Collection";
                 }
                 stack.push(name);
             }
             Event::End(e) => {
                 let name = String::from_utf8_lossy(e.name().as_ref()).to_string();
-                assert_eq!(
-                    stack.pop().as_deref(),
-                    Some(name.as_str()),
-                    "mismatched tags"
-                );
+                assert_eq!(stack.pop().as_deref(), Some(name.as_str()), "mismatched tags");
             }
             Event::Empty(e) => {
                 assert_eq!(e.name().as_ref(), b"DataSet");
-                assert_eq!(
-                    stack,
-                    ["VTKFile", "Collection"],
-                    "DataSet outside Collection"
-                );
+                assert_eq!(stack, ["VTKFile", "Collection"], "DataSet outside Collection");
                 let get = |k: &str| {
                     e.try_get_attribute(k)
                         .expect("attr")
@@ -55,11 +41,7 @@ fn parse(path: &Path) -> Vec<(String, usize, String)> {
                         .expect("unescape")
                         .to_string()
                 };
-                out.push((
-                    get("timestep"),
-                    get("part").parse().expect("part"),
-                    get("file"),
-                ));
+                out.push((get("timestep"), get("part").parse().expect("part"), get("file")));
             }
             Event::Eof => break,
             _ => {}
@@ -80,10 +62,7 @@ fn every_frame_is_listed_and_the_file_is_valid_after_each_frame() {
     let times = [0.0, 0.1 + 0.2, 1.0 / 3.0, 2e-9, 12345.678901234567];
     let bodies = ["block", "cloth&rod", "a\"b<c>"];
     for (frame, &t) in times.iter().enumerate() {
-        let files: Vec<String> = bodies
-            .iter()
-            .map(|b| format!("vtk/{b}_{frame:04}.vtu"))
-            .collect();
+        let files: Vec<String> = bodies.iter().map(|b| format!("vtk/{b}_{frame:04}.vtu")).collect();
         for f in &files {
             std::fs::write(dir.path().join(f), "placeholder").expect("write data file");
         }
@@ -119,9 +98,7 @@ fn missing_files_and_bad_times_are_refused_and_keep_the_old_collection() {
     pvd.add_frame(0.5, &["a.vtu"]).expect("first frame");
     let before = std::fs::read_to_string(&pvd_path).expect("read");
 
-    let err = pvd
-        .add_frame(1.0, &["a.vtu", "missing.vtu"])
-        .expect_err("missing file");
+    let err = pvd.add_frame(1.0, &["a.vtu", "missing.vtu"]).expect_err("missing file");
     assert!(matches!(err, OutputError::InvalidData { .. }));
     assert!(err.to_string().contains("missing.vtu"), "{err}");
     let err = pvd.add_frame(f64::NAN, &["a.vtu"]).expect_err("NaN time");

@@ -4,9 +4,7 @@
 use std::path::Path;
 
 use fricsim::output::OutputError;
-use fricsim::output::vtu::{
-    Cells, UnstructuredSnapshot, VtuCompression, write_vtu, write_vtu_with,
-};
+use fricsim::output::vtu::{Cells, UnstructuredSnapshot, VtuCompression, write_vtu, write_vtu_with};
 use vtkio::model::{Attribute, CellType, DataSet, ElementType, UnstructuredGridPiece, Vtk};
 
 /// Values that a lossy (f32 or short decimal) path would change.
@@ -15,9 +13,7 @@ fn awkward(i: usize) -> f64 {
 }
 
 fn points(n: usize) -> Vec<[f64; 3]> {
-    (0..n)
-        .map(|i| [awkward(3 * i), awkward(3 * i + 1), awkward(3 * i + 2)])
-        .collect()
+    (0..n).map(|i| [awkward(3 * i), awkward(3 * i + 1), awkward(3 * i + 2)]).collect()
 }
 
 fn read_piece(path: &Path) -> UnstructuredGridPiece {
@@ -25,10 +21,7 @@ fn read_piece(path: &Path) -> UnstructuredGridPiece {
     match vtk.data {
         DataSet::UnstructuredGrid { mut pieces, .. } => {
             assert_eq!(pieces.len(), 1);
-            pieces
-                .remove(0)
-                .into_loaded_piece_data(None)
-                .expect("inline piece")
+            pieces.remove(0).into_loaded_piece_data(None).expect("inline piece")
         }
         other => panic!("expected an unstructured grid, got {other:?}"),
     }
@@ -72,22 +65,14 @@ fn check_round_trip(s: &UnstructuredSnapshot, compression: VtuCompression, ty: C
         Cells::Triangle(c) => (c.as_flattened().to_vec(), 3),
         Cells::Line(c) => (c.as_flattened().to_vec(), 2),
     };
-    assert_eq!(
-        conn,
-        flat.iter().map(|&i| i as u64).collect::<Vec<_>>(),
-        "connectivity"
-    );
+    assert_eq!(conn, flat.iter().map(|&i| i as u64).collect::<Vec<_>>(), "connectivity");
     let expect_offsets: Vec<u64> = (1..=s.cells.len() as u64).map(|c| c * per).collect();
     assert_eq!(offsets, expect_offsets, "offsets");
     assert_eq!(piece.cells.types, vec![ty; s.cells.len()], "cell types");
 
     for (name, v) in &s.point_vectors {
         let (c, got) = array(&piece.data.point, name);
-        assert_eq!(
-            (c, bits(&got)),
-            (3, bits(v.as_flattened())),
-            "point vector {name}"
-        );
+        assert_eq!((c, bits(&got)), (3, bits(v.as_flattened())), "point vector {name}");
     }
     for (name, v) in &s.point_scalars {
         let (c, got) = array(&piece.data.point, name);
@@ -99,24 +84,12 @@ fn check_round_trip(s: &UnstructuredSnapshot, compression: VtuCompression, ty: C
     }
     for (name, v) in &s.cell_vectors {
         let (c, got) = array(&piece.data.cell, name);
-        assert_eq!(
-            (c, bits(&got)),
-            (3, bits(v.as_flattened())),
-            "cell vector {name}"
-        );
+        assert_eq!((c, bits(&got)), (3, bits(v.as_flattened())), "cell vector {name}");
     }
     let expected_point_arrays = s.point_vectors.len() + s.point_scalars.len();
     let expected_cell_arrays = s.cell_vectors.len() + s.cell_scalars.len();
-    assert_eq!(
-        piece.data.point.len(),
-        expected_point_arrays,
-        "no extra point arrays"
-    );
-    assert_eq!(
-        piece.data.cell.len(),
-        expected_cell_arrays,
-        "no extra cell arrays"
-    );
+    assert_eq!(piece.data.point.len(), expected_point_arrays, "no extra point arrays");
+    assert_eq!(piece.data.cell.len(), expected_cell_arrays, "no extra cell arrays");
 }
 
 #[test]
@@ -124,10 +97,7 @@ fn tet_mesh_round_trips_exactly_with_every_compression() {
     // Two tets sharing a face, plus an unused point (allowed).
     let pts = points(6);
     let tets = [[0, 1, 2, 3], [1, 2, 3, 4]];
-    let vel = points(6)
-        .iter()
-        .map(|p| [p[2], -p[0], p[1] * 1e-300])
-        .collect::<Vec<_>>();
+    let vel = points(6).iter().map(|p| [p[2], -p[0], p[1] * 1e-300]).collect::<Vec<_>>();
     let pressure: Vec<f64> = (0..6).map(|i| awkward(i + 40)).collect();
     let energy = [f64::MIN_POSITIVE, -0.0];
     let stress_dir = [[1.0, 0.0, 0.0], [0.1, 0.2, 0.3]];
@@ -137,11 +107,7 @@ fn tet_mesh_round_trips_exactly_with_every_compression() {
     s.point_scalars.push(("pressure", &pressure));
     s.cell_scalars.push(("strain_energy", &energy));
     s.cell_vectors.push(("principal_stress", &stress_dir));
-    for c in [
-        VtuCompression::None,
-        VtuCompression::Lz4,
-        VtuCompression::Zlib { level: 6 },
-    ] {
+    for c in [VtuCompression::None, VtuCompression::Lz4, VtuCompression::Zlib { level: 6 }] {
         check_round_trip(&s, c, CellType::Tetra);
     }
 }
@@ -174,17 +140,10 @@ fn default_writer_is_lz4_and_readable() {
     let path = dir.path().join("a.vtu");
     let pts = points(3);
     let tris = [[0, 1, 2]];
-    write_vtu(
-        &path,
-        &UnstructuredSnapshot::new(&pts, Cells::Triangle(&tris)),
-    )
-    .expect("write");
+    write_vtu(&path, &UnstructuredSnapshot::new(&pts, Cells::Triangle(&tris))).expect("write");
     let text = std::fs::read_to_string(&path).expect("read");
     assert!(text.contains("UnstructuredGrid"), "{text}");
-    assert!(
-        text.contains("compressor=\"vtkLZ4DataCompressor\""),
-        "default is LZ4: {text}"
-    );
+    assert!(text.contains("compressor=\"vtkLZ4DataCompressor\""), "default is LZ4: {text}");
     assert_eq!(read_piece(&path).cells.types, vec![CellType::Triangle]);
 }
 
@@ -195,19 +154,12 @@ fn expect_invalid(s: &UnstructuredSnapshot, needle: &str) {
         Err(e @ OutputError::InvalidData { .. }) => {
             let msg = e.to_string();
             assert!(msg.contains(needle), "message {msg:?} lacks {needle:?}");
-            assert!(
-                msg.contains("bad.vtu"),
-                "message {msg:?} must name the file"
-            );
+            assert!(msg.contains("bad.vtu"), "message {msg:?} must name the file");
         }
         other => panic!("expected InvalidData, got {other:?}"),
     }
     assert!(!path.exists(), "nothing must be written on invalid data");
-    assert_eq!(
-        std::fs::read_dir(dir.path()).expect("list").count(),
-        0,
-        "no temp files"
-    );
+    assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 0, "no temp files");
 }
 
 #[test]
@@ -219,10 +171,7 @@ fn mismatched_lengths_and_bad_indices_are_clear_errors() {
 
     let mut s = UnstructuredSnapshot::new(&pts, Cells::Tetra(&tets));
     s.point_vectors.push(("velocity", &short));
-    expect_invalid(
-        &s,
-        "point array 'velocity' has 3 entries but the mesh has 4 points",
-    );
+    expect_invalid(&s, "point array 'velocity' has 3 entries but the mesh has 4 points");
 
     let mut s = UnstructuredSnapshot::new(&pts, Cells::Tetra(&tets));
     s.point_scalars.push(("p", &two));
@@ -230,10 +179,7 @@ fn mismatched_lengths_and_bad_indices_are_clear_errors() {
 
     let mut s = UnstructuredSnapshot::new(&pts, Cells::Tetra(&tets));
     s.cell_scalars.push(("energy", &two));
-    expect_invalid(
-        &s,
-        "cell array 'energy' has 2 entries but the mesh has 1 cells",
-    );
+    expect_invalid(&s, "cell array 'energy' has 2 entries but the mesh has 1 cells");
 
     let mut s = UnstructuredSnapshot::new(&pts, Cells::Tetra(&tets));
     s.cell_vectors.push(("dir", &short));

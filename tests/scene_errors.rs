@@ -31,9 +31,7 @@ const VALID: &str = r#"Scene(
 "#;
 
 fn parse(text: &str) -> Result<Scene, String> {
-    parse_scene_str(text, "scene.ron", Path::new("."), &[])
-        .map(|l| l.scene)
-        .map_err(|e| e.to_string())
+    parse_scene_str(text, "scene.ron", Path::new("."), &[]).map(|l| l.scene).map_err(|e| e.to_string())
 }
 
 fn err(text: &str) -> String {
@@ -59,13 +57,8 @@ fn valid_scene_loads_and_effective_ron_round_trips() {
     let loaded = parse_scene_str(VALID, "scene.ron", Path::new("."), &[]).expect("valid scene");
     assert_eq!(loaded.scene.bodies.len(), 1);
     assert_eq!(loaded.scene.duration, Some(2.0));
-    let again = parse_scene_str(
-        &loaded.effective_ron,
-        "scene.effective.ron",
-        Path::new("."),
-        &[],
-    )
-    .expect("effective RON re-loads");
+    let again = parse_scene_str(&loaded.effective_ron, "scene.effective.ron", Path::new("."), &[])
+        .expect("effective RON re-loads");
     assert_eq!(again.scene, loaded.scene);
     assert_eq!(again.effective_ron, loaded.effective_ron);
 }
@@ -101,15 +94,7 @@ fn unknown_field_lists_allowed_fields() {
 #[test]
 fn unknown_field_inside_enum_variant() {
     let m = err(&edit("cells: (2, 2, 2)", "cels: (2, 2, 2)"));
-    assert_has(
-        &m,
-        &[
-            "scene.ron:16:",
-            "bodies[0].mesh",
-            "unknown field `cels`",
-            "`cells`",
-        ],
-    );
+    assert_has(&m, &["scene.ron:16:", "bodies[0].mesh", "unknown field `cels`", "`cells`"]);
 }
 
 #[test]
@@ -126,63 +111,29 @@ fn unknown_variant_lists_allowed_variants() {
         ],
     );
     let m = err(&edit("StableNeoHookean", "Hookean"));
-    assert_has(
-        &m,
-        &[
-            "scene.ron:8:",
-            "materials.\"rubber\".model",
-            "`NeoHookean`, `StableNeoHookean`",
-        ],
-    );
+    assert_has(&m, &["scene.ron:8:", "materials.\"rubber\".model", "`NeoHookean`, `StableNeoHookean`"]);
 }
 
 #[test]
 fn wrong_type_string_for_number() {
     let m = err(&edit("dt: 1e-3", "dt: \"fast\""));
-    assert_has(
-        &m,
-        &[
-            "scene.ron:3:9:",
-            "dt = \"fast\"",
-            "expected a number",
-            "found a string",
-        ],
-    );
+    assert_has(&m, &["scene.ron:3:9:", "dt = \"fast\"", "expected a number", "found a string"]);
     let m = err(&edit("cells: (2, 2, 2)", "cells: (2.5, 2, 2)"));
-    assert_has(
-        &m,
-        &[
-            "scene.ron:16:",
-            "bodies[0].mesh.cells[0] = 2.5",
-            "whole number",
-        ],
-    );
+    assert_has(&m, &["scene.ron:16:", "bodies[0].mesh.cells[0] = 2.5", "whole number"]);
 }
 
 #[test]
 fn missing_required_field() {
     let m = err(&edit("    frame_rate: 50.0,\n", ""));
-    assert_has(
-        &m,
-        &["scene.ron:21:1: frame_rate: missing required field (in `Scene`)"],
-    );
+    assert_has(&m, &["scene.ron:21:1: frame_rate: missing required field (in `Scene`)"]);
     let m = err(&edit("material: \"rubber\", ", ""));
-    assert_has(
-        &m,
-        &[
-            "scene.ron:18:",
-            "bodies[0].material: missing required field (in `Solid`)",
-        ],
-    );
+    assert_has(&m, &["scene.ron:18:", "bodies[0].material: missing required field (in `Solid`)"]);
 }
 
 #[test]
 fn poisson_ratio_half_and_above() {
     for nu in ["0.5", "0.7"] {
-        let m = err(&edit(
-            "poisson_ratio: 0.45",
-            &format!("poisson_ratio: {nu}"),
-        ));
+        let m = err(&edit("poisson_ratio: 0.45", &format!("poisson_ratio: {nu}")));
         assert_has(
             &m,
             &[
@@ -198,10 +149,7 @@ fn poisson_ratio_half_and_above() {
 #[test]
 fn negative_density() {
     let m = err(&edit("density: 1100.0", "density: -1100.0"));
-    assert_has(
-        &m,
-        &["scene.ron:8:20: materials.\"rubber\".density = -1100.0: must be > 0"],
-    );
+    assert_has(&m, &["scene.ron:8:20: materials.\"rubber\".density = -1100.0: must be > 0"]);
 }
 
 #[test]
@@ -213,18 +161,9 @@ fn zero_dt() {
 #[test]
 fn frames_and_duration_both_or_neither() {
     let m = err(&edit("duration: 2.0,", "duration: 2.0, frames: 10,"));
-    assert_has(
-        &m,
-        &["scene.ron:4:20: frames = 10: give either `duration` or `frames`, not both"],
-    );
+    assert_has(&m, &["scene.ron:4:20: frames = 10: give either `duration` or `frames`, not both"]);
     let m = err(&edit("    duration: 2.0,\n", ""));
-    assert_has(
-        &m,
-        &[
-            "scene.ron:1:1: duration: missing: give either `duration`",
-            "or `frames`",
-        ],
-    );
+    assert_has(&m, &["scene.ron:1:1: duration: missing: give either `duration`", "or `frames`"]);
     let with_frames = edit("duration: 2.0", "frames: 100");
     assert!(parse(&with_frames).is_ok());
 }
@@ -245,48 +184,22 @@ fn non_integer_steps_per_frame() {
 #[test]
 fn nan_and_infinity_are_rejected() {
     let m = err(&edit("density: 1100.0", "density: NaN"));
-    assert_has(
-        &m,
-        &["scene.ron:8:20: materials.\"rubber\".density = NaN: must be a finite number"],
-    );
+    assert_has(&m, &["scene.ron:8:20: materials.\"rubber\".density = NaN: must be a finite number"]);
     let m = err(&edit("(0.0, 0.0, -9.81)", "(0.0, 0.0, -inf)"));
-    assert_has(
-        &m,
-        &["scene.ron:6:25: gravity[2] = -inf: must be a finite number"],
-    );
+    assert_has(&m, &["scene.ron:6:25: gravity[2] = -inf: must be a finite number"]);
     // An optional field: NaN must not silently become `None` anywhere on the way.
-    let m = err(&edit(
-        "newton: (max_iterations: 20)",
-        "contact: (kappa: NaN)",
-    ));
-    assert_has(
-        &m,
-        &[
-            "scene.ron:21:",
-            "pipeline.contact.kappa = NaN: must be a finite number",
-        ],
-    );
+    let m = err(&edit("newton: (max_iterations: 20)", "contact: (kappa: NaN)"));
+    assert_has(&m, &["scene.ron:21:", "pipeline.contact.kappa = NaN: must be a finite number"]);
     let m = err(&edit("mu: 0.5", "mu: 1e999"));
-    assert_has(
-        &m,
-        &[
-            "scene.ron:12:",
-            "friction.default.mu = inf: must be a finite number",
-        ],
-    );
+    assert_has(&m, &["scene.ron:12:", "friction.default.mu = inf: must be a finite number"]);
 }
 
 #[test]
 fn missing_mesh_file_shows_resolved_path() {
     let dir = tempfile::tempdir().unwrap();
-    let text = edit(
-        "Box(size: (0.1, 0.1, 0.1), cells: (2, 2, 2))",
-        "File(path: \"meshes/x.vtu\")",
-    );
+    let text = edit("Box(size: (0.1, 0.1, 0.1), cells: (2, 2, 2))", "File(path: \"meshes/x.vtu\")");
     std::fs::write(dir.path().join("scene.ron"), &text).unwrap();
-    let e = load_scene(&dir.path().join("scene.ron"), &[])
-        .unwrap_err()
-        .to_string();
+    let e = load_scene(&dir.path().join("scene.ron"), &[]).unwrap_err().to_string();
     let looked = std::path::absolute(dir.path().join("meshes/x.vtu")).unwrap();
     assert_has(
         &e,
@@ -301,14 +214,8 @@ fn missing_mesh_file_shows_resolved_path() {
     std::fs::write(dir.path().join("meshes/x.vtu"), "").unwrap();
     let loaded = load_scene(&dir.path().join("scene.ron"), &[]).unwrap();
     assert_eq!(loaded.base_dir, dir.path());
-    let m = err(&edit(
-        "Box(size: (0.1, 0.1, 0.1), cells: (2, 2, 2))",
-        "File(path: \"x.stl\")",
-    ));
-    assert_has(
-        &m,
-        &["bodies[0].mesh.path = \"x.stl\": must be a `.vtk` (legacy) or `.vtu` file"],
-    );
+    let m = err(&edit("Box(size: (0.1, 0.1, 0.1), cells: (2, 2, 2))", "File(path: \"x.stl\")"));
+    assert_has(&m, &["bodies[0].mesh.path = \"x.stl\": must be a `.vtk` (legacy) or `.vtu` file"]);
 }
 
 #[test]
@@ -325,28 +232,15 @@ fn unknown_material_lists_known_names() {
 #[test]
 fn duplicate_body_name() {
     let m = err(&edit("Plane(name: \"floor\"", "Plane(name: \"cube\""));
-    assert_has(
-        &m,
-        &[
-            "scene.ron:20:24: colliders[0].name = \"cube\": duplicate name, already used by bodies[0]",
-        ],
-    );
+    assert_has(&m, &["scene.ron:20:24: colliders[0].name = \"cube\": duplicate name, already used by bodies[0]"]);
     let m = err(&edit("name: \"cube\"", "name: \"a/b\""));
-    assert_has(
-        &m,
-        &["bodies[0].name = \"a/b\": a body name must not contain `/`"],
-    );
+    assert_has(&m, &["bodies[0].name = \"a/b\": a body name must not contain `/`"]);
 }
 
 #[test]
 fn bad_friction() {
     let m = err(&edit("mu_s: 0.8", "mu_s: 0.4"));
-    assert_has(
-        &m,
-        &[
-            "scene.ron:13:57: friction.pairs[0].mu_s = 0.4: the static coefficient must be >= mu (0.6)",
-        ],
-    );
+    assert_has(&m, &["scene.ron:13:57: friction.pairs[0].mu_s = 0.4: the static coefficient must be >= mu (0.6)"]);
     let m = err(&edit(
         "pairs: [ (between: (\"rubber\", \"wood\"), mu: 0.6, mu_s: 0.8) ]",
         "pairs: [ (between: (\"rubber\", \"wood\")), (between: (\"wood\", \"rubber\")), (between: (\"wood\", \"steel\")) ]",
@@ -381,11 +275,7 @@ fn many_problems_reported_together() {
 #[test]
 fn other_range_checks() {
     let cases = [
-        (
-            "cells: (2, 2, 2)",
-            "cells: (2, 0, 2)",
-            "bodies[0].mesh.cells = (2, 0, 2): every component must be >= 1",
-        ),
+        ("cells: (2, 2, 2)", "cells: (2, 0, 2)", "bodies[0].mesh.cells = (2, 0, 2): every component must be >= 1"),
         (
             "cells: (2, 2, 2)",
             "cells: (100000, 100000, 100000)",
@@ -401,11 +291,7 @@ fn other_range_checks() {
             "min: (-1.0, -1.0, 2.0)",
             "bodies[0].kinematic[0].region.min = (-1.0, -1.0, 2.0): must be <= max",
         ),
-        (
-            "Velocity(0.0, 0.0, 0.1)",
-            "Keyframes([])",
-            "bodies[0].kinematic[0].motion: `Keyframes` needs at least one",
-        ),
+        ("Velocity(0.0, 0.0, 0.1)", "Keyframes([])", "bodies[0].kinematic[0].motion: `Keyframes` needs at least one"),
         (
             "Velocity(0.0, 0.0, 0.1)",
             "Keyframes([(0.0, (0.0, 0.0, 0.0)), (0.0, (0.0, 0.0, 1.0))])",
@@ -416,16 +302,8 @@ fn other_range_checks() {
             "Penalty(contact: (delta: 0.0, kappa: -1.0))",
             "pipeline.contact.delta = 0.0: must be > 0",
         ),
-        (
-            "mu: 0.5",
-            "mu: -0.5",
-            "friction.default.mu = -0.5: must be >= 0",
-        ),
-        (
-            "\"wood\": ()",
-            "\"wood\": (damping: (alpha: -1.0))",
-            "materials.\"wood\".damping.alpha = -1.0: must be >= 0",
-        ),
+        ("mu: 0.5", "mu: -0.5", "friction.default.mu = -0.5: must be >= 0"),
+        ("\"wood\": ()", "\"wood\": (damping: (alpha: -1.0))", "materials.\"wood\".damping.alpha = -1.0: must be >= 0"),
         (
             "Plane(name: \"floor\", material: \"wood\")",
             "Sphere(name: \"ball\", material: \"wood\", radius: 0.0)",
@@ -436,19 +314,12 @@ fn other_range_checks() {
             "mesh: Ball(radius: 0.1, resolution: 1)",
             "bodies[0].mesh.resolution = 1: must be >= 2",
         ),
-        (
-            "name: \"drop\"",
-            "name: \"  \"",
-            "name = \"  \": the scene name must not be empty or blank",
-        ),
+        ("name: \"drop\"", "name: \"  \"", "name = \"  \": the scene name must not be empty or blank"),
     ];
     for (from, to, want) in cases {
         assert_has(&err(&edit(from, to)), &[want]);
     }
-    let m = err(&edit(
-        "\"rubber\": (density: 1100.0, youngs_modulus: 6e5, ",
-        "\"rubber\": (",
-    ));
+    let m = err(&edit("\"rubber\": (density: 1100.0, youngs_modulus: 6e5, ", "\"rubber\": ("));
     assert_has(
         &m,
         &[
@@ -459,35 +330,20 @@ fn other_range_checks() {
 
 #[test]
 fn vector_in_variant_with_extra_parentheses_gets_a_hint() {
-    let m = err(&edit(
-        "Velocity(0.0, 0.0, 0.1)",
-        "Velocity((0.0, 0.0, 0.1))",
-    ));
+    let m = err(&edit("Velocity(0.0, 0.0, 0.1)", "Velocity((0.0, 0.0, 0.1))"));
     assert_has(&m, &["scene.ron:18:", "without extra parentheses"]);
 }
 
 #[test]
 fn unreadable_scene_file() {
-    let e = load_scene(Path::new("/nonexistent/dir/scene.ron"), &[])
-        .unwrap_err()
-        .to_string();
-    assert_has(
-        &e,
-        &["/nonexistent/dir/scene.ron: cannot read the scene file"],
-    );
+    let e = load_scene(Path::new("/nonexistent/dir/scene.ron"), &[]).unwrap_err().to_string();
+    assert_has(&e, &["/nonexistent/dir/scene.ron: cannot read the scene file"]);
 }
 
 #[test]
 fn error_at_has_the_same_shape() {
-    let e = error_at(
-        Path::new("scenes/a.ron"),
-        "bodies[1].mesh.path",
-        "not a tetrahedral mesh (found 0 tetrahedra)",
-    );
-    assert_eq!(
-        e.to_string(),
-        "scenes/a.ron: bodies[1].mesh.path: not a tetrahedral mesh (found 0 tetrahedra)"
-    );
+    let e = error_at(Path::new("scenes/a.ron"), "bodies[1].mesh.path", "not a tetrahedral mesh (found 0 tetrahedra)");
+    assert_eq!(e.to_string(), "scenes/a.ron: bodies[1].mesh.path: not a tetrahedral mesh (found 0 tetrahedra)");
 }
 
 /// Truncated and garbled variants of a valid scene must give errors, never panics.
@@ -498,9 +354,7 @@ fn garbled_input_never_panics() {
         let text: String = chars[..cut].iter().collect();
         assert!(parse(&text).is_err(), "truncated at {cut} parsed");
     }
-    let junk = [
-        '(', ')', '[', ']', '{', '}', ',', ':', '"', '\'', '/', '*', '#', 'é', '0', '-', 'r',
-    ];
+    let junk = ['(', ')', '[', ']', '{', '}', ',', ':', '"', '\'', '/', '*', '#', 'é', '0', '-', 'r'];
     let mut state: u64 = 0x9e3779b97f4a7c15;
     for _ in 0..1500 {
         // xorshift: deterministic pseudo-random positions and characters.
@@ -523,10 +377,7 @@ fn garbled_input_never_panics() {
             &text,
             "g.ron",
             Path::new("."),
-            &[
-                "dt=0.002".into(),
-                "bodies[0].mesh.size=(1.0, 1.0, 1.0)".into(),
-            ],
+            &["dt=0.002".into(), "bodies[0].mesh.size=(1.0, 1.0, 1.0)".into()],
         );
     }
 }

@@ -49,11 +49,7 @@ fn solid(l: &LoadedScene, i: usize) -> &fricsim::scene::schema::SolidSpec {
 
 #[test]
 fn nested_float_and_top_level_field() {
-    let l = ok(&[
-        "friction.pairs[0].mu=0.176",
-        "dt=0.0005",
-        "friction.epsilon=1e-5",
-    ]);
+    let l = ok(&["friction.pairs[0].mu=0.176", "dt=0.0005", "friction.epsilon=1e-5"]);
     assert_eq!(l.scene.friction.pairs[0].mu, 0.176);
     assert_eq!(l.scene.dt, 0.0005);
     assert_eq!(l.scene.friction.epsilon, 1e-5);
@@ -64,11 +60,7 @@ fn nested_float_and_top_level_field() {
 
 #[test]
 fn list_element_and_tuple() {
-    let l = ok(&[
-        "bodies[1].position=(0.0, 0.0, -1.62)",
-        "gravity=(0.0, 0.0, -1.62)",
-        "gravity[0]=0.5",
-    ]);
+    let l = ok(&["bodies[1].position=(0.0, 0.0, -1.62)", "gravity=(0.0, 0.0, -1.62)", "gravity[0]=0.5"]);
     assert_eq!(solid(&l, 1).position, [0.0, 0.0, -1.62]);
     assert_eq!(l.scene.gravity, [0.5, 0.0, -1.62]);
     // Vector components by name.
@@ -79,10 +71,7 @@ fn list_element_and_tuple() {
 
 #[test]
 fn map_entries_by_name() {
-    let l = ok(&[
-        "materials.rubber.youngs_modulus=1e6",
-        "materials.\"wood\".density=600",
-    ]);
+    let l = ok(&["materials.rubber.youngs_modulus=1e6", "materials.\"wood\".density=600"]);
     assert_eq!(l.scene.materials["rubber"].youngs_modulus, Some(1e6));
     assert_eq!(l.scene.materials["wood"].density, Some(600.0));
     let l = ok(&["materials.rubber.model=NeoHookean"]);
@@ -97,52 +86,25 @@ fn enum_variants_are_transparent() {
         "pipeline.newton.max_iterations=7",
         "pipeline.contact.delta=2e-3",
     ]);
-    assert!(matches!(
-        solid(&l, 0).mesh,
-        MeshSpec::Box {
-            size: [0.2, 0.2, 0.2],
-            ..
-        }
-    ));
-    assert!(matches!(
-        solid(&l, 1).mesh,
-        MeshSpec::Ball {
-            radius: 0.1,
-            resolution: 4
-        }
-    ));
+    assert!(matches!(solid(&l, 0).mesh, MeshSpec::Box { size: [0.2, 0.2, 0.2], .. }));
+    assert!(matches!(solid(&l, 1).mesh, MeshSpec::Ball { radius: 0.1, resolution: 4 }));
     let PipelineSpec::Penalty(p) = &l.scene.pipeline;
     assert_eq!(p.newton.max_iterations, 7);
     assert_eq!(p.contact.delta, 2e-3);
-    let l = ok(&[
-        "bodies[0].kinematic[0].motion[2]=-0.5",
-        "bodies[0].kinematic[0].region.max=(2.0, 2.0, 2.0)",
-    ]);
-    assert_eq!(
-        solid(&l, 0).kinematic[0].motion,
-        MotionSpec::Velocity([0.0, 0.0, -0.5])
-    );
+    let l = ok(&["bodies[0].kinematic[0].motion[2]=-0.5", "bodies[0].kinematic[0].region.max=(2.0, 2.0, 2.0)"]);
+    assert_eq!(solid(&l, 0).kinematic[0].motion, MotionSpec::Velocity([0.0, 0.0, -0.5]));
     // A whole enum value, with its variant name.
     let l = ok(&[
         "bodies[0].mesh=Ball(radius: 0.2, resolution: 3)",
         "bodies[0].kinematic[0].motion=Keyframes([(0.0, (0.0, 0.0, 0.0)), (1.0, (0.0, 0.0, 0.1))])",
     ]);
-    assert!(matches!(
-        solid(&l, 0).mesh,
-        MeshSpec::Ball {
-            radius: 0.2,
-            resolution: 3
-        }
-    ));
+    assert!(matches!(solid(&l, 0).mesh, MeshSpec::Ball { radius: 0.2, resolution: 3 }));
     assert!(matches!(&solid(&l, 0).kinematic[0].motion, MotionSpec::Keyframes(k) if k.len() == 2));
 }
 
 #[test]
 fn option_fields_take_plain_or_some_values() {
-    let l = ok(&[
-        "friction.pairs[0].mu_s=0.3",
-        "pipeline.contact.kappa=Some(1e4)",
-    ]);
+    let l = ok(&["friction.pairs[0].mu_s=0.3", "pipeline.contact.kappa=Some(1e4)"]);
     assert_eq!(l.scene.friction.pairs[0].mu_s, Some(0.3));
     let PipelineSpec::Penalty(p) = &l.scene.pipeline;
     assert_eq!(p.contact.kappa, Some(1e4));
@@ -159,35 +121,20 @@ fn overrides_apply_in_order() {
 #[test]
 fn missing_paths_name_the_missing_segment() {
     let m = err(&["friction.pairs[3].mu=0.2"]);
-    assert_eq!(
-        m,
-        "--set friction.pairs[3].mu=0.2: `pairs` has 1 element (index 3 is out of range)"
-    );
+    assert_eq!(m, "--set friction.pairs[3].mu=0.2: `pairs` has 1 element (index 3 is out of range)");
     let m = err(&["friction.pairs[0].muu=0.2"]);
     assert_eq!(
         m,
         "--set friction.pairs[0].muu=0.2: no field `muu` in `friction.pairs[0]` (did you mean `mu`?); fields: between, mu, mu_s, mu_v, v_s"
     );
     let m = err(&["bodies[1].mesh.size=(1.0, 1.0, 1.0)"]);
-    assert!(
-        m.contains("no field `size` in `bodies[1].mesh` (a `Ball`); fields: radius, resolution"),
-        "{m}"
-    );
+    assert!(m.contains("no field `size` in `bodies[1].mesh` (a `Ball`); fields: radius, resolution"), "{m}");
     let m = err(&["materials.steel.density=7800"]);
-    assert!(
-        m.contains("no entry \"steel\" in `materials`; entries: \"rubber\", \"wood\""),
-        "{m}"
-    );
+    assert!(m.contains("no entry \"steel\" in `materials`; entries: \"rubber\", \"wood\""), "{m}");
     let m = err(&["dtt=0.1"]);
-    assert!(
-        m.contains("no field `dtt` in the scene (did you mean `dt`?)"),
-        "{m}"
-    );
+    assert!(m.contains("no field `dtt` in the scene (did you mean `dt`?)"), "{m}");
     let m = err(&["materials.rubber.damping.alpha=0.1"]);
-    assert!(
-        m.contains("`materials.\"rubber\".damping` is not set (None); set it as a whole"),
-        "{m}"
-    );
+    assert!(m.contains("`materials.\"rubber\".damping` is not set (None); set it as a whole"), "{m}");
     let m = err(&["bodies.name=\"x\""]);
     assert!(m.contains("`bodies` is a list"), "{m}");
     let m = err(&["dt"]);
@@ -199,42 +146,19 @@ fn missing_paths_name_the_missing_segment() {
 #[test]
 fn wrong_types_and_non_finite_values() {
     let m = err(&["friction.pairs[0].mu=abc"]);
-    assert_eq!(
-        m,
-        "--set friction.pairs[0].mu=abc: expected a number, found string \"abc\""
-    );
+    assert_eq!(m, "--set friction.pairs[0].mu=abc: expected a number, found string \"abc\"");
     let m = err(&["bodies[0].mesh.cells=(2.5, 2, 2)"]);
-    assert!(
-        m.starts_with("--set bodies[0].mesh.cells=(2.5, 2, 2): expected a whole number >= 0"),
-        "{m}"
-    );
+    assert!(m.starts_with("--set bodies[0].mesh.cells=(2.5, 2, 2): expected a whole number >= 0"), "{m}");
     let m = err(&["gravity=(0.0, 0.0)"]);
-    assert!(
-        m.contains("--set gravity=(0.0, 0.0): invalid length 2"),
-        "{m}"
-    );
-    for bad in [
-        "dt=NaN",
-        "dt=inf",
-        "gravity=(0.0, 0.0, -inf)",
-        "pipeline.contact.kappa=Some(1e999)",
-    ] {
+    assert!(m.contains("--set gravity=(0.0, 0.0): invalid length 2"), "{m}");
+    for bad in ["dt=NaN", "dt=inf", "gravity=(0.0, 0.0, -inf)", "pipeline.contact.kappa=Some(1e999)"] {
         let m = err(&[bad]);
-        assert!(
-            m.contains(&format!("--set {bad}: values must be finite numbers")),
-            "{m}"
-        );
+        assert!(m.contains(&format!("--set {bad}: values must be finite numbers")), "{m}");
     }
     let m = err(&["dt=(1.0"]);
-    assert!(
-        m.contains("--set dt=(1.0: `(1.0` is not a valid RON value"),
-        "{m}"
-    );
+    assert!(m.contains("--set dt=(1.0: `(1.0` is not a valid RON value"), "{m}");
     let m = err(&["materials.rubber.model=Hookean"]);
-    assert!(
-        m.contains("unknown variant `Hookean`, expected `NeoHookean` or `StableNeoHookean`"),
-        "{m}"
-    );
+    assert!(m.contains("unknown variant `Hookean`, expected `NeoHookean` or `StableNeoHookean`"), "{m}");
 }
 
 #[test]
@@ -249,11 +173,6 @@ fn validation_after_override_names_the_override() {
 #[test]
 fn nan_in_file_is_caught_before_overrides() {
     let text = SCENE.replace("mu: 0.2", "mu: 0.2, mu_s: NaN");
-    let e = parse_scene_str(&text, "ramp.ron", Path::new("."), &["dt=0.002".to_string()])
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.starts_with("ramp.ron:10:64: friction.pairs[0].mu_s = NaN: must be a finite number"),
-        "{e}"
-    );
+    let e = parse_scene_str(&text, "ramp.ron", Path::new("."), &["dt=0.002".to_string()]).unwrap_err().to_string();
+    assert!(e.starts_with("ramp.ron:10:64: friction.pairs[0].mu_s = NaN: must be a finite number"), "{e}");
 }

@@ -123,12 +123,19 @@ fn case2_block_slides_to_a_stop_on_the_10_degree_ramp() {
 fn case3_flat_ground_stop_distance() {
     for (v0, mu) in [(1.0, 0.5), (2.0, 0.3)] {
         let dur = v0 / (mu * G) + 0.05;
-        let ov = [format!("bodies[0].velocity=({v0}, 0.0, 0.0)"), format!("friction.pairs[0].mu={mu}"), format!("duration={dur}")];
+        let ov = [
+            format!("bodies[0].velocity=({v0}, 0.0, 0.0)"),
+            format!("friction.pairs[0].mu={mu}"),
+            format!("duration={dur}"),
+        ];
         let ov: Vec<&str> = ov.iter().map(|s| s.as_str()).collect();
         let tr = run("flat_stop.ron", &ov, dur, [1.0, 0.0, 0.0]);
         let (t, d) = stop(&tr).expect("the block stops");
         let (te, de) = (v0 / (mu * G), v0 * v0 / (2.0 * mu * G));
-        println!("case 3 v0={v0} mu={mu}: d = {d:.5} (exact {de:.5}, rel {:.2e}), t = {t:.4} (exact {te:.4})", (d - de) / de);
+        println!(
+            "case 3 v0={v0} mu={mu}: d = {d:.5} (exact {de:.5}, rel {:.2e}), t = {t:.4} (exact {te:.4})",
+            (d - de) / de
+        );
         assert!(((d - de) / de).abs() < 0.02, "distance {d} vs {de}");
         assert!(((t - te) / te).abs() < 0.02, "time {t} vs {te}");
     }
@@ -143,10 +150,17 @@ fn lagged_friction_study_is_recorded() {
     let stick = run("ramp10.ron", &["friction.pairs[0].mu=0.177", "duration=1.0", lag], 1.0, downhill(10.0));
     let i = at(&stick, 0.5);
     let vstar = SmoothFriction::coulomb(0.177, EPS).creep_speed(tan).unwrap_or(0.0);
-    println!("LAGGED 10deg mu=0.177: max speed after 0.5 s {:.4e} (creep allowance {vstar:.4e})", stick.v[i..].iter().fold(0.0f64, |m, v| m.max(v.abs())));
+    println!(
+        "LAGGED 10deg mu=0.177: max speed after 0.5 s {:.4e} (creep allowance {vstar:.4e})",
+        stick.v[i..].iter().fold(0.0f64, |m, v| m.max(v.abs()))
+    );
     let slide = run("ramp10.ron", &["friction.pairs[0].mu=0.176", lag], 2.0, downhill(10.0));
     let th = 10f64.to_radians();
-    println!("LAGGED 10deg mu=0.176: a = {:.6e} (exact {:.6e})", acceleration(&slide, 1.0, 2.0), G * (th.sin() - 0.176 * th.cos()));
+    println!(
+        "LAGGED 10deg mu=0.176: a = {:.6e} (exact {:.6e})",
+        acceleration(&slide, 1.0, 2.0),
+        G * (th.sin() - 0.176 * th.cos())
+    );
     let tr = run("ramp10_stop.ron", &[lag], 16.5, downhill(10.0));
     match stop(&tr) {
         Some((t, d)) => println!("LAGGED case 2: stop t = {t:.4} s (exact 15.380), d = {d:.5} m (exact 0.7690)"),

@@ -57,7 +57,8 @@ pub fn summary(model: &Model, kappa: f64) -> String {
         );
     }
     for c in &model.colliders {
-        let _ = writeln!(s, "  collider '{}': {:?}, material '{}'", c.name, c.shape, model.friction.materials[c.material]);
+        let _ =
+            writeln!(s, "  collider '{}': {:?}, material '{}'", c.name, c.shape, model.friction.materials[c.material]);
     }
     let crate::scene::schema::PipelineSpec::Penalty(p) = &model.pipeline;
     let _ = writeln!(

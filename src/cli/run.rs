@@ -6,8 +6,8 @@ use crate::output::frames::FrameWriter;
 use crate::output::stats::{StatValue, StatsWriter};
 use crate::output::summary::{RunStatus, RunSummary};
 use crate::pipeline::StepStats;
-use crate::simulation::Simulation;
 use crate::scene::{self, schema::OnFailure, schema::PipelineSpec};
+use crate::simulation::Simulation;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -53,6 +53,7 @@ pub fn stats_columns(model: &Model) -> Vec<String> {
         "kinetic_energy",
         "elastic_energy",
         "converged",
+        "substeps",
         "linear_iters",
         "factorizations",
         "assembly_s",
@@ -83,6 +84,7 @@ fn stats_row(model: &Model, state: &State, s: &StepStats, wall: f64) -> Vec<Stat
         StatValue::Float(state.kinetic_energy(model)),
         StatValue::Float(s.elastic_energy),
         StatValue::Int(s.converged as i64),
+        StatValue::Int(s.substeps as i64),
         StatValue::Int(s.linear_iterations as i64),
         StatValue::Int(s.factorizations as i64),
         StatValue::Float(s.assembly_s),
@@ -104,8 +106,13 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
     let loaded = scene::load_scene(&args.scene, &overrides).map_err(|e| RunError::BadInput(e.to_string()))?;
     let (model, state) = scene::build::build(&loaded).map_err(|e| RunError::BadInput(e.to_string()))?;
     let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("output").join(&model.name));
-    std::fs::create_dir_all(&out_dir).map_err(|e| failed(format!("cannot create output folder {}: {e}", out_dir.display())))?;
-    crate::output::atomic::write_bytes_atomically(&out_dir.join("scene.effective.ron"), loaded.effective_ron.as_bytes()).map_err(failed)?;
+    std::fs::create_dir_all(&out_dir)
+        .map_err(|e| failed(format!("cannot create output folder {}: {e}", out_dir.display())))?;
+    crate::output::atomic::write_bytes_atomically(
+        &out_dir.join("scene.effective.ron"),
+        loaded.effective_ron.as_bytes(),
+    )
+    .map_err(failed)?;
     if !args.quiet {
         eprint!("{}", super::check::summary(&model, state.kappa));
         eprintln!("  output: {}", out_dir.display());
@@ -201,7 +208,7 @@ fn simulate(sim: &mut Simulation, out_dir: &Path, quiet: bool, totals: &mut Tota
     };
     let mut frames = FrameWriter::new(model, out_dir).map_err(|e| e.to_string())?;
     let mut stats = if model.output.stats {
-        Some(StatsWriter::create(&out_dir.join("stats.csv"), stats_columns(model)).map_err(|e| e.to_string())?)
+        Some(StatsWriter::create(out_dir.join("stats.csv"), stats_columns(model)).map_err(|e| e.to_string())?)
     } else {
         None
     };
@@ -232,7 +239,9 @@ fn simulate(sim: &mut Simulation, out_dir: &Path, quiet: bool, totals: &mut Tota
                     return Err(format!("step {} (t = {:.6} s) did not converge: {reason}", state.step, state.time));
                 }
                 if !quiet {
-                    bar.suspend(|| eprintln!("warning: step {} (t = {:.6} s) did not converge: {reason}", state.step, state.time));
+                    bar.suspend(|| {
+                        eprintln!("warning: step {} (t = {:.6} s) did not converge: {reason}", state.step, state.time)
+                    });
                 }
             }
             bar.inc(1);

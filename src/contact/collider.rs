@@ -10,10 +10,17 @@ use nalgebra::{Matrix3, Vector3};
 pub enum Shape {
     /// Half-space below the local xy-plane; normal +z.
     Plane,
-    Box { half: [f64; 3] },
-    Sphere { radius: f64 },
+    Box {
+        half: [f64; 3],
+    },
+    Sphere {
+        radius: f64,
+    },
     /// Capped cylinder along local z.
-    Cylinder { radius: f64, half_length: f64 },
+    Cylinder {
+        radius: f64,
+        half_length: f64,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -115,8 +122,8 @@ fn local_sdf<T: Scalar>(shape: &Shape, p: V3<T>) -> (T, V3<T>) {
 mod tests {
     use super::*;
     use nalgebra::Rotation3;
-    use num_dual::{DualSVec64, jacobian};
     use nalgebra::SVector;
+    use num_dual::{DualSVec64, jacobian};
 
     fn collider(shape: Shape) -> Collider {
         Collider {

@@ -34,11 +34,7 @@ impl SmoothFriction {
 
     /// `s(x)/x` of eq. (13): `2/eps - x/eps^2` below `eps`, `1/x` above.
     pub fn s_over_x<T: DualNum<Primitive = f64> + Copy>(&self, x: T) -> T {
-        if x.re() < self.eps {
-            T::from(2.0 / self.eps) - x * (1.0 / (self.eps * self.eps))
-        } else {
-            x.recip()
-        }
+        if x.re() < self.eps { T::from(2.0 / self.eps) - x * (1.0 / (self.eps * self.eps)) } else { x.recip() }
     }
 
     /// Effective coefficient `mu_d + (mu_s - mu_d) g(x / v_s)` of eq. (14), with the compact

@@ -71,8 +71,8 @@ impl Gmres {
         loop {
             // r = b - A x
             matvec(x, &mut self.r);
-            for i in 0..n {
-                self.r[i] = b[i] - self.r[i];
+            for (ri, bi) in self.r.iter_mut().zip(b) {
+                *ri = bi - *ri;
             }
             let beta = norm(&self.r);
             let rel = beta / bnorm;
@@ -138,8 +138,8 @@ impl Gmres {
                 }
             }
             precond(&mut self.z);
-            for i in 0..n {
-                x[i] += self.z[i];
+            for (xi, zi) in x.iter_mut().zip(&self.z) {
+                *xi += zi;
             }
         }
     }

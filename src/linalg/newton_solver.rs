@@ -17,7 +17,7 @@ use faer::{Conj, MatMut, Side};
 
 enum Factor {
     Llt(Llt<usize, f64>),
-    Lu(Lu<usize, f64>),
+    Lu(Box<Lu<usize, f64>>),
 }
 
 impl Factor {
@@ -118,14 +118,21 @@ impl NewtonSolver {
         }
         let s = self.sym_lu.clone().expect("set above");
         Lu::try_new_with_symbolic(s, SparseColMatRef::new(sym, &a.values))
-            .map(Factor::Lu)
+            .map(|f| Factor::Lu(Box::new(f)))
             .map_err(|e| LinearSolveError::Singular(format!("{e:?}")))
     }
 
     fn gmres(&mut self, a: &SparseMatrix, rhs: &[f64]) -> GmresInfo {
         let factor = self.factor.as_ref().expect("factor present");
         self.x.iter_mut().for_each(|v| *v = 0.0);
-        self.gmres.solve(|x, y| a.mul_vec(x, y), |v| factor.solve_in_place(v), rhs, &mut self.x, self.rel_tol, self.max_iterations)
+        self.gmres.solve(
+            |x, y| a.mul_vec(x, y),
+            |v| factor.solve_in_place(v),
+            rhs,
+            &mut self.x,
+            self.rel_tol,
+            self.max_iterations,
+        )
     }
 
     /// Solve `A x = rhs`, overwriting `rhs` with `x`.

@@ -112,8 +112,7 @@ impl SparseMatrix {
     /// `y = A x`.
     pub fn mul_vec(&self, x: &[f64], y: &mut [f64]) {
         y.iter_mut().for_each(|v| *v = 0.0);
-        for c in 0..self.pattern.n {
-            let xc = x[c];
+        for (c, &xc) in x.iter().enumerate().take(self.pattern.n) {
             for k in self.pattern.col_ptr[c]..self.pattern.col_ptr[c + 1] {
                 y[self.pattern.row_idx[k]] += self.values[k] * xc;
             }

@@ -21,26 +21,14 @@ pub enum MeshError {
          vertices (valid indices are 0..={max})",
         max = vertex_count.saturating_sub(1)
     )]
-    IndexOutOfRange {
-        tet: usize,
-        index: usize,
-        vertex_count: usize,
-    },
+    IndexOutOfRange { tet: usize, index: usize, vertex_count: usize },
     #[error(
         "tetrahedron {tet} (vertices {nodes:?}) is degenerate: its volume {volume:.3e} is \
          negligible against its longest edge {edge:.3e} (|volume| must exceed {limit:.0e} × edge³); \
          flat or collapsed elements cannot be simulated"
     )]
-    Degenerate {
-        tet: usize,
-        nodes: [usize; 4],
-        volume: f64,
-        edge: f64,
-        limit: f64,
-    },
-    #[error(
-        "vertex {vertex} has a non-finite coordinate {coords:?}; coordinates must be finite numbers"
-    )]
+    Degenerate { tet: usize, nodes: [usize; 4], volume: f64, edge: f64, limit: f64 },
+    #[error("vertex {vertex} has a non-finite coordinate {coords:?}; coordinates must be finite numbers")]
     NonFiniteVertex { vertex: usize, coords: [f64; 3] },
     #[error(
         "vertex {vertex} is not used by any tetrahedron (it would have no mass); remove unused \
@@ -52,22 +40,11 @@ pub enum MeshError {
          opposite sides of it (or a third tet shares it); each face may bound at most two \
          tetrahedra, one on each side"
     )]
-    OverlappingTets {
-        first: usize,
-        second: usize,
-        face: [usize; 3],
-    },
+    OverlappingTets { first: usize, second: usize, face: [usize; 3] },
     #[error("invalid {name} = {value} for a procedural mesh: {allowed}")]
-    InvalidParameter {
-        name: &'static str,
-        value: String,
-        allowed: &'static str,
-    },
+    InvalidParameter { name: &'static str, value: String, allowed: &'static str },
     #[error("cannot read mesh file '{}': {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error(
         "mesh file '{}' has the extension {extension:?}; tetrahedral meshes are read from \
          '.vtk' (legacy, ASCII or binary) or '.vtu' (VTK XML unstructured grid)",
@@ -87,15 +64,8 @@ pub enum MeshError {
          10) are supported (convert or remove other cells, e.g. boundary triangles, first)",
         path.display()
     )]
-    NonTetCell {
-        path: PathBuf,
-        index: usize,
-        cell_type: String,
-    },
+    NonTetCell { path: PathBuf, index: usize, cell_type: String },
     /// A mesh-validity error (see the other variants) found in the mesh read from a file.
     #[error("mesh file '{}': {source}", path.display())]
-    InFile {
-        path: PathBuf,
-        source: Box<MeshError>,
-    },
+    InFile { path: PathBuf, source: Box<MeshError> },
 }

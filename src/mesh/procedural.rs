@@ -27,44 +27,26 @@ const MAX_TETS: usize = 50_000_000;
 
 /// The 6 permutations of the axes with their signs: Kuhn tet p visits (0,0,0), e_p0,
 /// e_p0 + e_p1, (1,1,1).
-const KUHN: [([usize; 3], f64); 6] = [
-    ([0, 1, 2], 1.0),
-    ([1, 2, 0], 1.0),
-    ([2, 0, 1], 1.0),
-    ([0, 2, 1], -1.0),
-    ([2, 1, 0], -1.0),
-    ([1, 0, 2], -1.0),
-];
+const KUHN: [([usize; 3], f64); 6] =
+    [([0, 1, 2], 1.0), ([1, 2, 0], 1.0), ([2, 0, 1], 1.0), ([0, 2, 1], -1.0), ([2, 1, 0], -1.0), ([1, 0, 2], -1.0)];
 
 fn check_positive(name: &'static str, v: f64) -> Result<(), MeshError> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        Err(MeshError::InvalidParameter {
-            name,
-            value: v.to_string(),
-            allowed: "a finite length > 0 (m)",
-        })
+        Err(MeshError::InvalidParameter { name, value: v.to_string(), allowed: "a finite length > 0 (m)" })
     }
 }
 
 /// Vertices and tets of a structured grid of `cells` cubes over [lo, hi], before any mapping.
-fn grid(
-    lo: Vector3<f64>,
-    hi: Vector3<f64>,
-    cells: [usize; 3],
-) -> (Vec<Vector3<f64>>, Vec<[usize; 4]>) {
+fn grid(lo: Vector3<f64>, hi: Vector3<f64>, cells: [usize; 3]) -> (Vec<Vector3<f64>>, Vec<[usize; 4]>) {
     let [nx, ny, nz] = cells;
     let id = |i: usize, j: usize, k: usize| i + (nx + 1) * (j + (ny + 1) * k);
     let mut vertices = Vec::with_capacity((nx + 1) * (ny + 1) * (nz + 1));
     for k in 0..=nz {
         for j in 0..=ny {
             for i in 0..=nx {
-                let s = Vector3::new(
-                    i as f64 / nx as f64,
-                    j as f64 / ny as f64,
-                    k as f64 / nz as f64,
-                );
+                let s = Vector3::new(i as f64 / nx as f64, j as f64 / ny as f64, k as f64 / nz as f64);
                 vertices.push(lo + (hi - lo).component_mul(&s));
             }
         }
@@ -75,11 +57,7 @@ fn grid(
             for i in 0..nx {
                 let mirror = [i % 2 == 1, j % 2 == 1, k % 2 == 1];
                 // Reflections flip orientation: count them.
-                let reflect_sign = if mirror.iter().filter(|&&m| m).count() % 2 == 0 {
-                    1.0
-                } else {
-                    -1.0
-                };
+                let reflect_sign = if mirror.iter().filter(|&&m| m).count() % 2 == 0 { 1.0 } else { -1.0 };
                 // Grid vertex of the local cube corner c (0/1 per axis), after mirroring.
                 let corner = |c: [usize; 3]| {
                     let c = [0, 1, 2].map(|a| if mirror[a] { 1 - c[a] } else { c[a] });
@@ -103,10 +81,7 @@ fn grid(
 }
 
 fn check_cells(cells: [usize; 3]) -> Result<(), MeshError> {
-    let n = cells
-        .iter()
-        .try_fold(6usize, |acc, &c| acc.checked_mul(c))
-        .unwrap_or(usize::MAX);
+    let n = cells.iter().try_fold(6usize, |acc, &c| acc.checked_mul(c)).unwrap_or(usize::MAX);
     if cells.contains(&0) || n > MAX_TETS {
         return Err(MeshError::InvalidParameter {
             name: "cells",
@@ -189,15 +164,8 @@ mod tests {
     #[test]
     fn generated_tets_are_positively_oriented_before_validation() {
         for n in 1..=6 {
-            let (v, t) = grid(
-                Vector3::repeat(-1.0),
-                Vector3::repeat(1.0),
-                [n, n + 1, n + 2],
-            );
-            assert!(
-                t.iter().all(|t| signed_volume(t.map(|i| &v[i])) > 0.0),
-                "box {n}"
-            );
+            let (v, t) = grid(Vector3::repeat(-1.0), Vector3::repeat(1.0), [n, n + 1, n + 2]);
+            assert!(t.iter().all(|t| signed_volume(t.map(|i| &v[i])) > 0.0), "box {n}");
             let ball = ball_tets(1.0, n).unwrap();
             let (_, t) = grid(Vector3::repeat(-1.0), Vector3::repeat(1.0), [n, n, n]);
             assert_eq!(ball.tets, t, "ball {n}: TetMesh::new had to reorient a tet");

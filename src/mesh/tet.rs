@@ -57,11 +57,7 @@ fn check_face_sharing(tets: &[[usize; 4]]) -> Result<(), MeshError> {
             let entry = seen.entry(key).or_insert((t, even, 0));
             entry.2 += 1;
             if entry.2 > 1 && (entry.2 > 2 || entry.1 == even) {
-                return Err(MeshError::OverlappingTets {
-                    first: entry.0,
-                    second: t,
-                    face: key,
-                });
+                return Err(MeshError::OverlappingTets { first: entry.0, second: t, face: key });
             }
         }
     }
@@ -75,41 +71,24 @@ impl TetMesh {
     /// Errors: no tets, an index out of range, a non-finite coordinate, a vertex used by no tet
     /// (it would have zero mass), a degenerate tet (see [`DEGENERATE_RELATIVE_VOLUME`]), a face
     /// shared by more than two tets or by two tets on the same side of it (overlap, duplicate).
-    pub fn new(
-        vertices: Vec<Vector3<f64>>,
-        mut tets: Vec<[usize; 4]>,
-    ) -> Result<TetMesh, MeshError> {
+    pub fn new(vertices: Vec<Vector3<f64>>, mut tets: Vec<[usize; 4]>) -> Result<TetMesh, MeshError> {
         if tets.is_empty() {
             return Err(MeshError::Empty);
         }
-        if let Some((vertex, v)) = vertices
-            .iter()
-            .enumerate()
-            .find(|(_, v)| !v.iter().all(|c| c.is_finite()))
-        {
-            return Err(MeshError::NonFiniteVertex {
-                vertex,
-                coords: [v.x, v.y, v.z],
-            });
+        if let Some((vertex, v)) = vertices.iter().enumerate().find(|(_, v)| !v.iter().all(|c| c.is_finite())) {
+            return Err(MeshError::NonFiniteVertex { vertex, coords: [v.x, v.y, v.z] });
         }
         let mut used = vec![false; vertices.len()];
         for (t, nodes) in tets.iter_mut().enumerate() {
             for &index in nodes.iter() {
                 if index >= vertices.len() {
-                    return Err(MeshError::IndexOutOfRange {
-                        tet: t,
-                        index,
-                        vertex_count: vertices.len(),
-                    });
+                    return Err(MeshError::IndexOutOfRange { tet: t, index, vertex_count: vertices.len() });
                 }
                 used[index] = true;
             }
             let x = nodes.map(|i| &vertices[i]);
             let volume = signed_volume(x);
-            let edge = TET_EDGES
-                .iter()
-                .map(|&[a, b]| (x[a] - x[b]).norm())
-                .fold(0.0, f64::max);
+            let edge = TET_EDGES.iter().map(|&[a, b]| (x[a] - x[b]).norm()).fold(0.0, f64::max);
             // Also catches repeated nodes (volume exactly 0) and edge = 0.
             if volume.abs() <= DEGENERATE_RELATIVE_VOLUME * edge.powi(3) {
                 return Err(MeshError::Degenerate {
@@ -136,11 +115,7 @@ impl TetMesh {
     pub fn surface_triangles(&self) -> Vec<[usize; 3]> {
         let key = |f: [usize; 3]| face_key(f).0;
         let mut count: HashMap<[usize; 3], u32> = HashMap::with_capacity(2 * self.tets.len());
-        let faces = || {
-            self.tets
-                .iter()
-                .flat_map(|t| TET_FACES.iter().map(move |f| f.map(|i| t[i])))
-        };
+        let faces = || self.tets.iter().flat_map(|t| TET_FACES.iter().map(move |f| f.map(|i| t[i])));
         for f in faces() {
             *count.entry(key(f)).or_insert(0) += 1;
         }
@@ -157,18 +132,13 @@ impl TetMesh {
 
     /// Total volume (sum of tet volumes; all positive).
     pub fn volume(&self) -> f64 {
-        self.tets
-            .iter()
-            .map(|t| signed_volume(t.map(|i| &self.vertices[i])))
-            .sum()
+        self.tets.iter().map(|t| signed_volume(t.map(|i| &self.vertices[i]))).sum()
     }
 
     /// Axis-aligned bounding box (min corner, max corner).
     pub fn bounding_box(&self) -> (Vector3<f64>, Vector3<f64>) {
         let inf = Vector3::repeat(f64::INFINITY);
-        self.vertices
-            .iter()
-            .fold((inf, -inf), |(lo, hi), v| (lo.inf(v), hi.sup(v)))
+        self.vertices.iter().fold((inf, -inf), |(lo, hi), v| (lo.inf(v), hi.sup(v)))
     }
 
     /// Applies x ← R x + t to every vertex (a rigid motion keeps every invariant).

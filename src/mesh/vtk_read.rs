@@ -13,28 +13,15 @@ use super::{MeshError, TetMesh};
 ///
 /// Every error names the file; a non-tet cell is reported with its index and type.
 pub fn read_tet_mesh(path: &Path) -> Result<TetMesh, MeshError> {
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     if extension != "vtk" && extension != "vtu" {
-        return Err(MeshError::UnsupportedExtension {
-            path: path.to_path_buf(),
-            extension,
-        });
+        return Err(MeshError::UnsupportedExtension { path: path.to_path_buf(), extension });
     }
     // Check existence ourselves: vtkio's I/O errors do not name the file.
     if let Err(source) = std::fs::metadata(path) {
-        return Err(MeshError::Io {
-            path: path.to_path_buf(),
-            source,
-        });
+        return Err(MeshError::Io { path: path.to_path_buf(), source });
     }
-    let vtk_err = |message: String| MeshError::Vtk {
-        path: path.to_path_buf(),
-        message,
-    };
+    let vtk_err = |message: String| MeshError::Vtk { path: path.to_path_buf(), message };
     // vtkio converts some malformed inputs with `unwrap`; a panic there must not take the whole
     // run down, and becomes an error naming the file.
     let vtk = std::panic::catch_unwind(|| vtkio::Vtk::import(path))
@@ -50,32 +37,21 @@ pub fn read_tet_mesh(path: &Path) -> Result<TetMesh, MeshError> {
                 DataSet::PolyData { .. } => "poly data (a surface, not a volume mesh)",
                 _ => "a field",
             };
-            return Err(malformed(
-                path,
-                format!("it contains {kind}; an unstructured grid of tetrahedra is required"),
-            ));
+            return Err(malformed(path, format!("it contains {kind}; an unstructured grid of tetrahedra is required")));
         }
     };
     let mut vertices = Vec::new();
     let mut tets = Vec::new();
     let mut cell_base = 0;
     for piece in pieces {
-        let piece = piece
-            .into_loaded_piece_data(path.parent())
-            .map_err(|e| vtk_err(e.to_string()))?;
+        let piece = piece.into_loaded_piece_data(path.parent()).map_err(|e| vtk_err(e.to_string()))?;
         cell_base += append_piece(path, piece, cell_base, &mut vertices, &mut tets)?;
     }
-    TetMesh::new(vertices, tets).map_err(|e| MeshError::InFile {
-        path: path.to_path_buf(),
-        source: Box::new(e),
-    })
+    TetMesh::new(vertices, tets).map_err(|e| MeshError::InFile { path: path.to_path_buf(), source: Box::new(e) })
 }
 
 fn malformed(path: &Path, message: String) -> MeshError {
-    MeshError::Malformed {
-        path: path.to_path_buf(),
-        message,
-    }
+    MeshError::Malformed { path: path.to_path_buf(), message }
 }
 
 /// Appends one piece's points and tets; returns its number of cells. `cell_base` is the global
@@ -87,30 +63,18 @@ fn append_piece(
     vertices: &mut Vec<Vector3<f64>>,
     tets: &mut Vec<[usize; 4]>,
 ) -> Result<usize, MeshError> {
-    let coords: Vec<f64> = piece
-        .points
-        .cast_into()
-        .ok_or_else(|| malformed(path, "point coordinates are not numbers".into()))?;
+    let coords: Vec<f64> =
+        piece.points.cast_into().ok_or_else(|| malformed(path, "point coordinates are not numbers".into()))?;
     if !coords.len().is_multiple_of(3) {
-        return Err(malformed(
-            path,
-            format!("{} point coordinates is not a multiple of 3", coords.len()),
-        ));
+        return Err(malformed(path, format!("{} point coordinates is not a multiple of 3", coords.len())));
     }
     let vertex_base = vertices.len();
-    vertices.extend(
-        coords
-            .chunks_exact(3)
-            .map(|c| Vector3::new(c[0], c[1], c[2])),
-    );
+    vertices.extend(coords.chunks_exact(3).map(|c| Vector3::new(c[0], c[1], c[2])));
 
     let types = &piece.cells.types;
     let cells = cell_lists(path, piece.cells.cell_verts)?;
     if cells.len() != types.len() {
-        return Err(malformed(
-            path,
-            format!("{} cells but {} cell types", cells.len(), types.len()),
-        ));
+        return Err(malformed(path, format!("{} cells but {} cell types", cells.len(), types.len())));
     }
     for (i, (verts, ty)) in cells.iter().zip(types).enumerate() {
         let index = cell_base + i;
@@ -121,15 +85,10 @@ fn append_piece(
                 cell_type: format!("{ty:?} (VTK type {})", *ty as u8),
             });
         }
-        let t: [usize; 4] = verts.as_slice().try_into().map_err(|_| {
-            malformed(
-                path,
-                format!(
-                    "tetrahedron {index} has {} vertices instead of 4",
-                    verts.len()
-                ),
-            )
-        })?;
+        let t: [usize; 4] = verts
+            .as_slice()
+            .try_into()
+            .map_err(|_| malformed(path, format!("tetrahedron {index} has {} vertices instead of 4", verts.len())))?;
         // Out-of-range indices are reported by TetMesh::new (with the index and the count).
         tets.push(t.map(|v| v.saturating_add(vertex_base)));
     }
@@ -140,18 +99,10 @@ fn append_piece(
 /// checking every length (vtkio's own conversions panic on inconsistent data).
 fn cell_lists(path: &Path, cv: VertexNumbers) -> Result<Vec<Vec<usize>>, MeshError> {
     let to_usize = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
-    let truncated = || {
-        malformed(
-            path,
-            "the cell connectivity is truncated or inconsistent".into(),
-        )
-    };
+    let truncated = || malformed(path, "the cell connectivity is truncated or inconsistent".into());
     let mut out = Vec::new();
     match cv {
-        VertexNumbers::Legacy {
-            num_cells,
-            vertices,
-        } => {
+        VertexNumbers::Legacy { num_cells, vertices } => {
             let mut it = vertices.into_iter();
             for _ in 0..num_cells {
                 let n = it.next().ok_or_else(truncated)? as usize;
@@ -162,10 +113,7 @@ fn cell_lists(path: &Path, cv: VertexNumbers) -> Result<Vec<Vec<usize>>, MeshErr
                 out.push(cell);
             }
         }
-        VertexNumbers::XML {
-            connectivity,
-            offsets,
-        } => {
+        VertexNumbers::XML { connectivity, offsets } => {
             // Offsets are cell ends; some writers add a leading 0.
             let mut start = 0usize;
             let skip = usize::from(offsets.first() == Some(&0) && !connectivity.is_empty());
@@ -174,12 +122,7 @@ fn cell_lists(path: &Path, cv: VertexNumbers) -> Result<Vec<Vec<usize>>, MeshErr
                 if end < start || end > connectivity.len() {
                     return Err(truncated());
                 }
-                out.push(
-                    connectivity[start..end]
-                        .iter()
-                        .map(|&v| to_usize(v))
-                        .collect(),
-                );
+                out.push(connectivity[start..end].iter().map(|&v| to_usize(v)).collect());
                 start = end;
             }
         }

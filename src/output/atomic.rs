@@ -48,12 +48,9 @@ where
     let mut temp = TempFile::create(path)?;
     let mut out = BufWriter::with_capacity(BUFFER_BYTES, temp.take_file());
     write(&mut out)?;
-    let file = out
-        .into_inner()
-        .map_err(|e| OutputError::io(path, "flushing", e.into_error()))?;
+    let file = out.into_inner().map_err(|e| OutputError::io(path, "flushing", e.into_error()))?;
     if SYNC_TO_DISK.load(Ordering::Relaxed) {
-        file.sync_data()
-            .map_err(|e| OutputError::io(path, "syncing to disk", e))?;
+        file.sync_data().map_err(|e| OutputError::io(path, "syncing to disk", e))?;
     }
     drop(file);
     temp.persist()
@@ -61,10 +58,7 @@ where
 
 /// Convenience for writers that already hold the whole content in memory.
 pub fn write_bytes_atomically(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
-    write_atomically(path, |out| {
-        out.write_all(bytes)
-            .map_err(|e| OutputError::io(path, "writing", e))
-    })
+    write_atomically(path, |out| out.write_all(bytes).map_err(|e| OutputError::io(path, "writing", e)))
 }
 
 /// The temporary sibling of a target file; removed on drop unless persisted.
@@ -77,9 +71,7 @@ struct TempFile {
 
 impl TempFile {
     fn create(target: &Path) -> Result<Self, OutputError> {
-        let name = target
-            .file_name()
-            .ok_or_else(|| OutputError::invalid(target, "the path has no file name"))?;
+        let name = target.file_name().ok_or_else(|| OutputError::invalid(target, "the path has no file name"))?;
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         // Leading dot: hidden from `ls` and from ParaView's file dialog while it exists.
         let mut temp_name = std::ffi::OsString::from(".");
@@ -91,19 +83,12 @@ impl TempFile {
             .create_new(true)
             .open(&temp)
             .map_err(|e| OutputError::io(target, "creating a temporary file", e))?;
-        Ok(TempFile {
-            target: target.to_path_buf(),
-            temp,
-            file: Some(file),
-            persisted: false,
-        })
+        Ok(TempFile { target: target.to_path_buf(), temp, file: Some(file), persisted: false })
     }
 
     fn take_file(&mut self) -> File {
         // Called exactly once, right after `create`, which always sets the file.
-        self.file
-            .take()
-            .expect("TempFile::take_file is called once after create")
+        self.file.take().expect("TempFile::take_file is called once after create")
     }
 
     fn persist(mut self) -> Result<(), OutputError> {

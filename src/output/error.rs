@@ -40,24 +40,14 @@ pub enum OutputError {
 
 impl OutputError {
     pub(crate) fn io(path: &Path, action: &'static str, cause: std::io::Error) -> Self {
-        OutputError::Io {
-            path: path.to_path_buf(),
-            action,
-            cause,
-        }
+        OutputError::Io { path: path.to_path_buf(), action, cause }
     }
 
     pub(crate) fn invalid(path: &Path, message: impl Into<String>) -> Self {
-        OutputError::InvalidData {
-            path: path.to_path_buf(),
-            message: message.into(),
-        }
+        OutputError::InvalidData { path: path.to_path_buf(), message: message.into() }
     }
 
     pub(crate) fn encode(path: &Path, message: impl std::fmt::Display) -> Self {
-        OutputError::Encode {
-            path: path.to_path_buf(),
-            message: message.to_string(),
-        }
+        OutputError::Encode { path: path.to_path_buf(), message: message.to_string() }
     }
 }

@@ -15,15 +15,8 @@ pub fn format_f64(x: f64) -> String {
     }
     let sci = format!("{x:e}");
     // `{:e}` always has exactly one 'e' followed by a decimal exponent.
-    let exponent: i32 = sci
-        .rsplit_once('e')
-        .and_then(|(_, e)| e.parse().ok())
-        .unwrap_or(0);
-    if (-4..16).contains(&exponent) {
-        format!("{x}")
-    } else {
-        sci
-    }
+    let exponent: i32 = sci.rsplit_once('e').and_then(|(_, e)| e.parse().ok()).unwrap_or(0);
+    if (-4..16).contains(&exponent) { format!("{x}") } else { sci }
 }
 
 #[cfg(test)]
@@ -43,14 +36,7 @@ mod tests {
         assert_eq!(format_f64(-0.0), "-0");
         assert_eq!(format_f64(f64::NAN), "NaN");
         assert_eq!(format_f64(f64::NEG_INFINITY), "-inf");
-        for x in [
-            0.1 + 0.2,
-            1.0 / 3.0,
-            6.02214076e23,
-            5e-324,
-            f64::MAX,
-            123456.789,
-        ] {
+        for x in [0.1 + 0.2, 1.0 / 3.0, 6.02214076e23, 5e-324, f64::MAX, 123456.789] {
             let s = format_f64(x);
             assert_eq!(s.parse::<f64>().ok(), Some(x), "{s}");
         }

@@ -7,17 +7,21 @@ use super::vtu::{Cells, UnstructuredSnapshot, write_vtu};
 use crate::model::{Model, State, node};
 use std::path::{Path, PathBuf};
 
+/// Tetrahedra and surface triangles of one solid, in its own node numbering.
+type LocalTopology = (Vec<[usize; 4]>, Vec<[usize; 3]>);
+
 pub struct FrameWriter {
     out_dir: PathBuf,
     pvd: PvdCollection,
     /// Per solid: tets and surface triangles in local node numbering.
-    local: Vec<(Vec<[usize; 4]>, Vec<[usize; 3]>)>,
+    local: Vec<LocalTopology>,
 }
 
 impl FrameWriter {
     pub fn new(model: &Model, out_dir: &Path) -> Result<FrameWriter, OutputError> {
         for sub in ["vtk", "ply"] {
-            std::fs::create_dir_all(out_dir.join(sub)).map_err(|e| OutputError::io(&out_dir.join(sub), "creating the folder", e))?;
+            std::fs::create_dir_all(out_dir.join(sub))
+                .map_err(|e| OutputError::io(&out_dir.join(sub), "creating the folder", e))?;
         }
         let local = model
             .solids
@@ -30,7 +34,7 @@ impl FrameWriter {
                 )
             })
             .collect();
-        let pvd = PvdCollection::new(&out_dir.join(format!("{}.pvd", model.name)));
+        let pvd = PvdCollection::new(out_dir.join(format!("{}.pvd", model.name)));
         Ok(FrameWriter { out_dir: out_dir.to_path_buf(), pvd, local })
     }
 

@@ -9,9 +9,9 @@
 //! frame, and statistics rows are flushed as they are written.
 
 pub mod atomic;
-pub mod frames;
 mod error;
 mod format;
+pub mod frames;
 pub mod ply;
 pub mod pvd;
 pub mod stats;

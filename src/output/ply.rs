@@ -21,9 +21,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use ply_rs_bw::ply::{
-    Addable, ElementDef, Encoding, Header, PropertyAccess, PropertyDef, PropertyType, ScalarType,
-};
+use ply_rs_bw::ply::{Addable, ElementDef, Encoding, Header, PropertyAccess, PropertyDef, PropertyType, ScalarType};
 use ply_rs_bw::writer::Writer;
 
 use super::OutputError;
@@ -62,11 +60,7 @@ pub fn write_ply_with(
 ) -> Result<(), OutputError> {
     let columns = validate(path, points, triangles, vertex_vectors)?;
     let header = header(points.len(), triangles.len(), &columns, precision);
-    let source = Source {
-        points,
-        vectors: vertex_vectors,
-        columns: &columns,
-    };
+    let source = Source { points, vectors: vertex_vectors, columns: &columns };
     let writer = Writer::<Item>::new();
     let vertex_def = &header.elements["vertex"];
     let face_def = &header.elements["face"];
@@ -74,20 +68,13 @@ pub fn write_ply_with(
         let io = |e| OutputError::io(path, "writing", e);
         writer.write_header(out, &header).map_err(io)?;
         for index in 0..points.len() {
-            let v = Item::Vertex {
-                index,
-                src: &source,
-            };
-            writer
-                .write_little_endian_element(out, &v, vertex_def)
-                .map_err(io)?;
+            let v = Item::Vertex { index, src: &source };
+            writer.write_little_endian_element(out, &v, vertex_def).map_err(io)?;
         }
         for t in triangles {
             // `validate` checked every index < points.len() <= u32::MAX, so the cast is exact.
             let f = Item::Face([t[0] as u32, t[1] as u32, t[2] as u32]);
-            writer
-                .write_little_endian_element(out, &f, face_def)
-                .map_err(io)?;
+            writer.write_little_endian_element(out, &f, face_def).map_err(io)?;
         }
         out.flush().map_err(io)
     })
@@ -111,37 +98,22 @@ fn validate(
     if points.len() > u32::MAX as usize {
         return Err(OutputError::invalid(
             path,
-            format!(
-                "{} points do not fit PLY's uint vertex indices",
-                points.len()
-            ),
+            format!("{} points do not fit PLY's uint vertex indices", points.len()),
         ));
     }
-    if let Some((t, tri)) = triangles
-        .iter()
-        .enumerate()
-        .find(|(_, t)| t.iter().any(|&i| i >= points.len()))
-    {
+    if let Some((t, tri)) = triangles.iter().enumerate().find(|(_, t)| t.iter().any(|&i| i >= points.len())) {
         return Err(OutputError::invalid(
             path,
-            format!(
-                "triangle {t} {tri:?} refers to a point beyond the {} points",
-                points.len()
-            ),
+            format!("triangle {t} {tri:?} refers to a point beyond the {} points", points.len()),
         ));
     }
-    let mut columns: Vec<(String, Column)> = ["x", "y", "z"]
-        .iter()
-        .enumerate()
-        .map(|(k, n)| (n.to_string(), Column::Position(k)))
-        .collect();
+    let mut columns: Vec<(String, Column)> =
+        ["x", "y", "z"].iter().enumerate().map(|(k, n)| (n.to_string(), Column::Position(k))).collect();
     for (v, (name, values)) in vectors.iter().enumerate() {
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_graphic()) {
             return Err(OutputError::invalid(
                 path,
-                format!(
-                    "vertex vector name {name:?} is not a PLY property name (printable ASCII, no spaces)"
-                ),
+                format!("vertex vector name {name:?} is not a PLY property name (printable ASCII, no spaces)"),
             ));
         }
         if values.len() != points.len() {
@@ -157,10 +129,7 @@ fn validate(
         for (k, axis) in ["x", "y", "z"].iter().enumerate() {
             let column = format!("{name}_{axis}");
             if columns.iter().any(|(c, _)| *c == column) {
-                return Err(OutputError::invalid(
-                    path,
-                    format!("vertex property '{column}' would appear twice"),
-                ));
+                return Err(OutputError::invalid(path, format!("vertex property '{column}' would appear twice")));
             }
             columns.push((column, Column::Vector(v, k)));
         }
@@ -168,35 +137,23 @@ fn validate(
     Ok(columns)
 }
 
-fn header(
-    n_points: usize,
-    n_triangles: usize,
-    columns: &[(String, Column)],
-    precision: PlyPrecision,
-) -> Header {
+fn header(n_points: usize, n_triangles: usize, columns: &[(String, Column)], precision: PlyPrecision) -> Header {
     let scalar = match precision {
         PlyPrecision::Float => ScalarType::Float,
         PlyPrecision::Double => ScalarType::Double,
     };
     let mut header = Header::new();
     header.encoding = Encoding::BinaryLittleEndian;
-    header
-        .comments
-        .push(format!("written by fricsim {}", env!("CARGO_PKG_VERSION")));
+    header.comments.push(format!("written by fricsim {}", env!("CARGO_PKG_VERSION")));
     let mut vertex = ElementDef::new("vertex".to_string());
     vertex.count = n_points;
     for (name, _) in columns {
-        vertex.properties.add(PropertyDef::new(
-            name.clone(),
-            PropertyType::Scalar(scalar.clone()),
-        ));
+        vertex.properties.add(PropertyDef::new(name.clone(), PropertyType::Scalar(scalar.clone())));
     }
     let mut face = ElementDef::new("face".to_string());
     face.count = n_triangles;
-    face.properties.add(PropertyDef::new(
-        "vertex_indices".to_string(),
-        PropertyType::List(ScalarType::UChar, ScalarType::UInt),
-    ));
+    face.properties
+        .add(PropertyDef::new("vertex_indices".to_string(), PropertyType::List(ScalarType::UChar, ScalarType::UInt)));
     header.elements.add(vertex);
     header.elements.add(face);
     header

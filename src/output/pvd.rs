@@ -33,10 +33,7 @@ impl PvdCollection {
     /// A new, empty collection that will be written to `path` (e.g. `OUT/scene.pvd`).
     /// Nothing is written until the first [`add_frame`](Self::add_frame).
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        PvdCollection {
-            path: path.into(),
-            entries: Vec::new(),
-        }
+        PvdCollection { path: path.into(), entries: Vec::new() }
     }
 
     /// Path of the `.pvd` file.
@@ -59,10 +56,7 @@ impl PvdCollection {
     /// missing files would not open. On error the in-memory list is left unchanged.
     pub fn add_frame<S: AsRef<str>>(&mut self, time: f64, files: &[S]) -> Result<(), OutputError> {
         if !time.is_finite() {
-            return Err(OutputError::invalid(
-                &self.path,
-                format!("frame time must be finite, got {time}"),
-            ));
+            return Err(OutputError::invalid(&self.path, format!("frame time must be finite, got {time}")));
         }
         let folder = self.path.parent().unwrap_or(Path::new(""));
         for f in files {
@@ -79,12 +73,11 @@ impl PvdCollection {
             }
         }
         let before = self.entries.len();
-        self.entries
-            .extend(files.iter().enumerate().map(|(part, f)| PvdEntry {
-                time,
-                part,
-                file: f.as_ref().to_string(),
-            }));
+        self.entries.extend(files.iter().enumerate().map(|(part, f)| PvdEntry {
+            time,
+            part,
+            file: f.as_ref().to_string(),
+        }));
         let result = write_bytes_atomically(&self.path, self.to_xml().as_bytes());
         if result.is_err() {
             self.entries.truncate(before);
@@ -96,9 +89,7 @@ impl PvdCollection {
     pub fn to_xml(&self) -> String {
         let mut s = String::with_capacity(160 + 80 * self.entries.len());
         s.push_str("<?xml version=\"1.0\"?>\n");
-        s.push_str(
-            "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n  <Collection>\n",
-        );
+        s.push_str("<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n  <Collection>\n");
         for e in &self.entries {
             // Writing into a String cannot fail.
             let _ = writeln!(

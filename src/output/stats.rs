@@ -74,20 +74,10 @@ impl StatsWriter {
     pub fn create(path: impl Into<PathBuf>, columns: Vec<String>) -> Result<Self, OutputError> {
         let path = path.into();
         if columns.is_empty() {
-            return Err(OutputError::invalid(
-                &path,
-                "a CSV needs at least one column",
-            ));
+            return Err(OutputError::invalid(&path, "a CSV needs at least one column"));
         }
-        let file =
-            File::create(&path).map_err(|e| OutputError::io(&path, "creating the file", e))?;
-        let mut w = StatsWriter {
-            path,
-            file,
-            columns,
-            line: String::new(),
-            rows: 0,
-        };
+        let file = File::create(&path).map_err(|e| OutputError::io(&path, "creating the file", e))?;
+        let mut w = StatsWriter { path, file, columns, line: String::new(), rows: 0 };
         let mut line = String::new();
         for (i, c) in w.columns.iter().enumerate() {
             if i > 0 {

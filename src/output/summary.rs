@@ -113,12 +113,7 @@ pub fn rfc3339_utc(t: SystemTime) -> String {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rem / 3600,
-        (rem / 60) % 60,
-        rem % 60
-    )
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, (rem / 60) % 60, rem % 60)
 }
 
 /// Proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's `civil_from_days`),
@@ -146,18 +141,9 @@ mod tests {
         let at = |s: u64, ms: u64| UNIX_EPOCH + Duration::from_millis(s * 1000 + ms);
         assert_eq!(rfc3339_utc(at(0, 0)), "1970-01-01T00:00:00.000Z");
         // 2000-02-29 (leap day of a century leap year) 12:34:56.789
-        assert_eq!(
-            rfc3339_utc(at(951_827_696, 789)),
-            "2000-02-29T12:34:56.789Z"
-        );
+        assert_eq!(rfc3339_utc(at(951_827_696, 789)), "2000-02-29T12:34:56.789Z");
         // 2100-03-01: 2100 is not a leap year.
-        assert_eq!(
-            rfc3339_utc(at(4_107_542_400, 0)),
-            "2100-03-01T00:00:00.000Z"
-        );
-        assert_eq!(
-            rfc3339_utc(at(1_795_305_599, 999)),
-            "2026-11-21T23:59:59.999Z"
-        );
+        assert_eq!(rfc3339_utc(at(4_107_542_400, 0)), "2100-03-01T00:00:00.000Z");
+        assert_eq!(rfc3339_utc(at(1_795_305_599, 999)), "2026-11-21T23:59:59.999Z");
     }
 }

@@ -9,8 +9,7 @@
 use std::path::Path;
 
 use vtkio::model::{
-    Attribute, Attributes, ByteOrder, CellType, DataArray, DataSet, UnstructuredGridPiece, Version,
-    VertexNumbers, Vtk,
+    Attribute, Attributes, ByteOrder, CellType, DataArray, DataSet, UnstructuredGridPiece, Version, VertexNumbers, Vtk,
 };
 use vtkio::xml::Compressor;
 
@@ -139,31 +138,20 @@ pub fn write_vtu(path: &Path, s: &UnstructuredSnapshot) -> Result<(), OutputErro
 }
 
 /// Writes `s` to `path` (extension `.vtu`) atomically with the given compression.
-pub fn write_vtu_with(
-    path: &Path,
-    s: &UnstructuredSnapshot,
-    compression: VtuCompression,
-) -> Result<(), OutputError> {
+pub fn write_vtu_with(path: &Path, s: &UnstructuredSnapshot, compression: VtuCompression) -> Result<(), OutputError> {
     validate(path, s)?;
     let (compressor, level) = match compression {
         VtuCompression::None => (Compressor::None, 0),
         VtuCompression::Lz4 => (Compressor::LZ4, 1),
         VtuCompression::Zlib { level } => {
             if !(1..=9).contains(&level) {
-                return Err(OutputError::invalid(
-                    path,
-                    format!("zlib compression level must be 1..=9, got {level}"),
-                ));
+                return Err(OutputError::invalid(path, format!("zlib compression level must be 1..=9, got {level}")));
             }
             (Compressor::ZLib, level)
         }
     };
-    let xml = to_vtk(s)
-        .try_into_xml_format(compressor, level)
-        .map_err(|e| OutputError::encode(path, e))?;
-    write_atomically(path, |out| {
-        xml.write(out).map_err(|e| OutputError::encode(path, e))
-    })
+    let xml = to_vtk(s).try_into_xml_format(compressor, level).map_err(|e| OutputError::encode(path, e))?;
+    write_atomically(path, |out| xml.write(out).map_err(|e| OutputError::encode(path, e)))
 }
 
 fn validate(path: &Path, s: &UnstructuredSnapshot) -> Result<(), OutputError> {
@@ -175,9 +163,7 @@ fn validate(path: &Path, s: &UnstructuredSnapshot) -> Result<(), OutputError> {
         } else {
             Err(OutputError::invalid(
                 path,
-                format!(
-                    "{kind} array '{name}' has {len} entries but the mesh has {expected} {what}"
-                ),
+                format!("{kind} array '{name}' has {len} entries but the mesh has {expected} {what}"),
             ))
         }
     };
@@ -198,11 +184,7 @@ fn validate(path: &Path, s: &UnstructuredSnapshot) -> Result<(), OutputError> {
         let per = s.cells.nodes_per_cell();
         return Err(OutputError::invalid(
             path,
-            format!(
-                "cell {} refers to point {} but the mesh has {n_points} points",
-                pos / per,
-                s.cells.flat()[pos]
-            ),
+            format!("cell {} refers to point {} but the mesh has {n_points} points", pos / per, s.cells.flat()[pos]),
         ));
     }
     Ok(())
@@ -236,10 +218,7 @@ fn to_vtk(s: &UnstructuredSnapshot) -> Vtk {
         data: DataSet::inline(UnstructuredGridPiece {
             points: s.points.as_flattened().to_vec().into(),
             cells: vtkio::model::Cells {
-                cell_verts: VertexNumbers::XML {
-                    connectivity,
-                    offsets,
-                },
+                cell_verts: VertexNumbers::XML { connectivity, offsets },
                 types: vec![s.cells.vtk_type(); s.cells.len()],
             },
             data: Attributes { point, cell },

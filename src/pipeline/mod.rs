@@ -21,12 +21,35 @@ pub struct StepStats {
     /// Why the step did not converge.
     pub failure: Option<String>,
     pub elastic_energy: f64,
+    /// Time steps actually taken for this step (1, or more when Newton failures halved it).
+    pub substeps: usize,
     /// GMRES iterations and sparse factorizations of the Newton linear solves.
     pub linear_iterations: usize,
     pub factorizations: usize,
     /// Wall time spent assembling (s) and in the linear solves (s).
     pub assembly_s: f64,
     pub linear_solve_s: f64,
+}
+
+impl StepStats {
+    /// Add a sub-step's statistics (counters and times summed; state-like fields from the last).
+    pub fn accumulate(&mut self, s: &StepStats) {
+        self.newton_iterations += s.newton_iterations;
+        self.line_search_steps += s.line_search_steps;
+        self.contact_iterations += s.contact_iterations;
+        self.linear_iterations += s.linear_iterations;
+        self.factorizations += s.factorizations;
+        self.assembly_s += s.assembly_s;
+        self.linear_solve_s += s.linear_solve_s;
+        self.substeps += s.substeps;
+        self.final_residual = s.final_residual;
+        self.kappa = s.kappa;
+        self.active_contacts = s.active_contacts;
+        self.min_gap = s.min_gap;
+        self.elastic_energy = s.elastic_energy;
+        self.converged = s.converged;
+        self.failure = s.failure.clone();
+    }
 }
 
 /// An error that makes further stepping meaningless.
@@ -48,6 +71,8 @@ pub trait Pipeline {
 /// The pipeline a model's scene asks for.
 pub fn build(model: &Model, state: &State) -> Box<dyn Pipeline> {
     match &model.pipeline {
-        crate::scene::schema::PipelineSpec::Penalty(spec) => Box::new(penalty::PenaltyPipeline::new(model, state, spec.clone())),
+        crate::scene::schema::PipelineSpec::Penalty(spec) => {
+            Box::new(penalty::PenaltyPipeline::new(model, state, spec.clone()))
+        }
     }
 }

@@ -62,10 +62,15 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     for (b, body) in scene.bodies.iter().enumerate() {
         let BodySpec::Solid(spec) = body;
         let field = format!("bodies[{b}]");
-        let mat_id = mat_index(&spec.material).ok_or_else(|| error_at(&file, &format!("{field}.material"), "unknown material"))?;
+        let mat_id = mat_index(&spec.material)
+            .ok_or_else(|| error_at(&file, &format!("{field}.material"), "unknown material"))?;
         let m = &scene.materials[&spec.material];
         let (Some(density), Some(e), Some(nu)) = (m.density, m.youngs_modulus, m.poisson_ratio) else {
-            return Err(error_at(&file, &format!("{field}.material"), "a solid's material needs density, youngs_modulus and poisson_ratio"));
+            return Err(error_at(
+                &file,
+                &format!("{field}.material"),
+                "a solid's material needs density, youngs_modulus and poisson_ratio",
+            ));
         };
         let mesh_err = |e: crate::mesh::MeshError| error_at(&file, &format!("{field}.mesh"), e.to_string());
         let mut mesh: TetMesh = match &spec.mesh {
@@ -110,7 +115,11 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                 return Err(error_at(
                     &file,
                     &format!("{field}.kinematic[{k}].region"),
-                    format!("selects no vertex of body '{}' (its bounding box after placement is {:?})", spec.name, bbox(&mesh)),
+                    format!(
+                        "selects no vertex of body '{}' (its bounding box after placement is {:?})",
+                        spec.name,
+                        bbox(&mesh)
+                    ),
                 ));
             }
             let rest = nodes.iter().map(|&i| mesh.vertices[i - offset]).collect();
@@ -140,16 +149,23 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         .iter()
         .map(|c| {
             let (name, material, shape, position, rotation, mo) = match c {
-                ColliderSpec::Plane { name, material, position, rotation, motion } => (name, material, Shape::Plane, position, *rotation, motion),
+                ColliderSpec::Plane { name, material, position, rotation, motion } => {
+                    (name, material, Shape::Plane, position, *rotation, motion)
+                }
                 ColliderSpec::Box { name, material, size, position, rotation, motion } => {
                     (name, material, Shape::Box { half: size.map(|s| 0.5 * s) }, position, *rotation, motion)
                 }
                 ColliderSpec::Sphere { name, material, radius, position, motion } => {
                     (name, material, Shape::Sphere { radius: *radius }, position, [0.0; 3], motion)
                 }
-                ColliderSpec::Cylinder { name, material, radius, length, position, rotation, motion } => {
-                    (name, material, Shape::Cylinder { radius: *radius, half_length: 0.5 * length }, position, *rotation, motion)
-                }
+                ColliderSpec::Cylinder { name, material, radius, length, position, rotation, motion } => (
+                    name,
+                    material,
+                    Shape::Cylinder { radius: *radius, half_length: 0.5 * length },
+                    position,
+                    *rotation,
+                    motion,
+                ),
             };
             Collider {
                 name: name.clone(),

@@ -64,9 +64,7 @@ impl SceneError {
     }
 
     pub fn single(problem: Problem) -> SceneError {
-        SceneError {
-            problems: vec![problem],
-        }
+        SceneError { problems: vec![problem] }
     }
 
     pub fn problems(&self) -> &[Problem] {
@@ -120,10 +118,7 @@ pub(crate) fn byte_of(src: &str, line: usize, col: usize) -> usize {
     let mut offset = 0;
     for (i, l) in src.split_inclusive('\n').enumerate() {
         if i + 1 == line {
-            let in_line = l
-                .char_indices()
-                .nth(col.saturating_sub(1))
-                .map_or(l.len(), |(b, _)| b);
+            let in_line = l.char_indices().nth(col.saturating_sub(1)).map_or(l.len(), |(b, _)| b);
             return offset + in_line;
         }
         offset += l.len();
@@ -132,10 +127,7 @@ pub(crate) fn byte_of(src: &str, line: usize, col: usize) -> usize {
 }
 
 /// Closest candidate to `word` by edit distance, if it is close enough to be a likely typo.
-pub(crate) fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         let d = edit_distance(word, c);
@@ -144,8 +136,7 @@ pub(crate) fn did_you_mean<'a>(
         }
     }
     // Allow roughly one edit per three characters: catches typos, not unrelated names.
-    best.filter(|&(d, c)| d > 0 && d <= 1 + c.chars().count() / 3)
-        .map(|(_, c)| c)
+    best.filter(|&(d, c)| d > 0 && d <= 1 + c.chars().count() / 3).map(|(_, c)| c)
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {

@@ -67,9 +67,7 @@ pub fn parse_scene_str(
     base_dir: &Path,
     overrides: &[String],
 ) -> Result<LoadedScene, SceneError> {
-    let parsed: Scene = ron_options()
-        .from_str(text)
-        .map_err(|e| SceneError::single(ron_problem(text, origin, &e)))?;
+    let parsed: Scene = ron_options().from_str(text).map_err(|e| SceneError::single(ron_problem(text, origin, &e)))?;
     let index = SourceIndex::scan(text);
     let at = |path: &str| index.offset_of(path).map(|b| line_col(text, b));
 
@@ -127,21 +125,14 @@ pub fn parse_scene_str(
             message: format!("cannot write the effective scene as RON: {e}"),
         })
     })?;
-    Ok(LoadedScene {
-        scene,
-        path: PathBuf::from(origin),
-        base_dir: base_dir.to_path_buf(),
-        effective_ron,
-    })
+    Ok(LoadedScene { scene, path: PathBuf::from(origin), base_dir: base_dir.to_path_buf(), effective_ron })
 }
 
 /// Whether `path` is `ancestor` or lies below it.
 fn is_within(path: &str, ancestor: &str) -> bool {
     ancestor.is_empty()
         || path == ancestor
-        || path
-            .strip_prefix(ancestor)
-            .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+        || path.strip_prefix(ancestor).is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
 }
 
 /// Mesh and texture paths are relative to the scene file's directory; absolute paths are kept.
@@ -154,31 +145,16 @@ pub fn resolve_path(base_dir: &Path, p: &str) -> PathBuf {
 fn ron_problem(text: &str, origin: &str, e: &ron::error::SpannedError) -> Problem {
     // ron often reports the position just before a value; point at the value itself.
     let mut byte = byte_of(text, e.span.start.line, e.span.start.col);
-    byte += text
-        .get(byte..)
-        .map_or(0, |rest| rest.len() - rest.trim_start().len());
-    let (line, col) = if byte < text.len() {
-        line_col(text, byte)
-    } else {
-        (e.span.start.line, e.span.start.col)
-    };
+    byte += text.get(byte..).map_or(0, |rest| rest.len() - rest.trim_start().len());
+    let (line, col) = if byte < text.len() { line_col(text, byte) } else { (e.span.start.line, e.span.start.col) };
     let index = SourceIndex::scan(text);
     let path = index.path_at(byte).unwrap_or("").to_string();
     let found = token_at(text, byte);
     // A scalar is quoted as the field's value; brackets and punctuation only in the message.
-    let scalar = found
-        .clone()
-        .filter(|t| !t.starts_with(['(', '[', '{', ')', ']', '}', ',', ':']));
-    let list = |xs: &[&str]| {
-        xs.iter()
-            .map(|x| format!("`{x}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let scalar = found.clone().filter(|t| !t.starts_with(['(', '[', '{', ')', ']', '}', ',', ':']));
+    let list = |xs: &[&str]| xs.iter().map(|x| format!("`{x}`")).collect::<Vec<_>>().join(", ");
     let hint = |found: &str, xs: &[&str]| {
-        did_you_mean(found, xs.iter().copied())
-            .map(|s| format!(" (did you mean `{s}`?)"))
-            .unwrap_or_default()
+        did_you_mean(found, xs.iter().copied()).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default()
     };
     let expected = |what: &str| match &found {
         Some(t) => format!("expected {what}, found `{t}`"),
@@ -195,9 +171,7 @@ fn ron_problem(text: &str, origin: &str, e: &ron::error::SpannedError) -> Proble
         None => expected(what),
     };
     // ron stops at a float such as `2.5` where a whole number is expected with "expected comma".
-    let float_for_int = found
-        .as_deref()
-        .is_some_and(|t| t.contains(['.', 'e', 'E']) && t.parse::<f64>().is_ok());
+    let float_for_int = found.as_deref().is_some_and(|t| t.contains(['.', 'e', 'E']) && t.parse::<f64>().is_ok());
     if matches!(e.code, RonError::ExpectedComma) && float_for_int {
         return Problem {
             origin: origin.into(),
@@ -208,79 +182,38 @@ fn ron_problem(text: &str, origin: &str, e: &ron::error::SpannedError) -> Proble
         };
     }
     let (path, value, message) = match &e.code {
-        RonError::NoSuchStructField {
-            expected,
-            found,
-            outer,
-        } => {
-            let inside = outer
-                .as_deref()
-                .map(|o| format!(" of `{o}`"))
-                .unwrap_or_default();
+        RonError::NoSuchStructField { expected, found, outer } => {
+            let inside = outer.as_deref().map(|o| format!(" of `{o}`")).unwrap_or_default();
             (
                 path,
                 None,
-                format!(
-                    "unknown field `{found}`{}; allowed fields{inside}: {}",
-                    hint(found, expected),
-                    list(expected)
-                ),
+                format!("unknown field `{found}`{}; allowed fields{inside}: {}", hint(found, expected), list(expected)),
             )
         }
-        RonError::NoSuchEnumVariant {
-            expected,
-            found,
-            outer,
-        } => {
-            let of = outer
-                .as_deref()
-                .map(|o| format!(" of `{o}`"))
-                .unwrap_or_default();
+        RonError::NoSuchEnumVariant { expected, found, outer } => {
+            let of = outer.as_deref().map(|o| format!(" of `{o}`")).unwrap_or_default();
             (
                 path,
                 None,
-                format!(
-                    "unknown variant `{found}`{of}{}; allowed variants: {}",
-                    hint(found, expected),
-                    list(expected)
-                ),
+                format!("unknown variant `{found}`{of}{}; allowed variants: {}", hint(found, expected), list(expected)),
             )
         }
         RonError::MissingStructField { field, outer } => {
-            let inside = outer
-                .as_deref()
-                .map(|o| format!(" (in `{o}`)"))
-                .unwrap_or_default();
-            let field_path = if path.is_empty() {
-                field.to_string()
-            } else {
-                format!("{path}.{field}")
-            };
+            let inside = outer.as_deref().map(|o| format!(" (in `{o}`)")).unwrap_or_default();
+            let field_path = if path.is_empty() { field.to_string() } else { format!("{path}.{field}") };
             (field_path, None, format!("missing required field{inside}"))
         }
-        RonError::DuplicateStructField { field, .. } => {
-            (path, None, format!("field `{field}` is given twice"))
+        RonError::DuplicateStructField { field, .. } => (path, None, format!("field `{field}` is given twice")),
+        RonError::ExpectedFloat => (path, scalar.clone(), expected_value("a number such as `1.0` or `2e-3`")),
+        RonError::ExpectedInteger => {
+            (path, scalar.clone(), expected_value("a whole number such as `4` (no decimal point)"))
         }
-        RonError::ExpectedFloat => (
-            path,
-            scalar.clone(),
-            expected_value("a number such as `1.0` or `2e-3`"),
-        ),
-        RonError::ExpectedInteger => (
-            path,
-            scalar.clone(),
-            expected_value("a whole number such as `4` (no decimal point)"),
-        ),
-        RonError::IntegerOutOfBounds => (
-            path,
-            scalar.clone(),
-            "integer out of range (whole numbers here must be >= 0 and fit in 64 bits)".into(),
-        ),
-        RonError::ExpectedString | RonError::ExpectedStringEnd => (
-            path,
-            scalar.clone(),
-            expected_value("a string in double quotes, e.g. \"rubber\""),
-        ),
+        RonError::IntegerOutOfBounds => {
+            (path, scalar.clone(), "integer out of range (whole numbers here must be >= 0 and fit in 64 bits)".into())
+        }
+        RonError::ExpectedString | RonError::ExpectedStringEnd => {
+            (path, scalar.clone(), expected_value("a string in double quotes, e.g. \"rubber\""))
+        }
         RonError::ExpectedBoolean => (path, scalar.clone(), expected_value("`true` or `false`")),
         RonError::InvalidValueForType { expected, found } => {
             (path, None, format!("expected {expected}, found {found}"))
@@ -289,55 +222,29 @@ fn ron_problem(text: &str, origin: &str, e: &ron::error::SpannedError) -> Proble
             path,
             None,
             match expected.strip_prefix("an array of length ") {
-                Some(n) => format!(
-                    "expected {n} values in parentheses, e.g. `(0.0, 0.0, 1.0)`, found {found}"
-                ),
+                Some(n) => format!("expected {n} values in parentheses, e.g. `(0.0, 0.0, 1.0)`, found {found}"),
                 None => format!("expected {expected}, found {found} element(s)"),
             },
         ),
-        RonError::ExpectedDifferentStructName { expected, found } => (
-            path,
-            None,
-            format!("expected `{expected}`, found `{found}`"),
-        ),
-        RonError::ExpectedStructLike | RonError::ExpectedNamedStructLike(_) => {
-            (path, None, expected("`(`"))
+        RonError::ExpectedDifferentStructName { expected, found } => {
+            (path, None, format!("expected `{expected}`, found `{found}`"))
         }
-        RonError::ExpectedComma => (
-            path,
-            None,
-            syntax(expected("a comma `,` between items (or a closing bracket)")),
-        ),
+        RonError::ExpectedStructLike | RonError::ExpectedNamedStructLike(_) => (path, None, expected("`(`")),
+        RonError::ExpectedComma => (path, None, syntax(expected("a comma `,` between items (or a closing bracket)"))),
         RonError::ExpectedStructLikeEnd | RonError::ExpectedOptionEnd => {
             (path, None, syntax(expected("`,` or a closing `)`")))
         }
         RonError::ExpectedArrayEnd => (path, None, syntax(expected("`,` or a closing `]`"))),
         RonError::ExpectedMapEnd => (path, None, syntax(expected("`,` or a closing `}`"))),
         RonError::ExpectedMapColon => (path, None, syntax(expected("`:` after the key"))),
-        RonError::ExpectedIdentifier => (
-            path,
-            None,
-            syntax(expected("a field or variant name (written without quotes)")),
-        ),
-        RonError::Eof => (
-            path,
-            None,
-            "syntax error: unexpected end of file (an unclosed `(`, `[` or `{`?)".into(),
-        ),
-        RonError::TrailingCharacters => (
-            path,
-            None,
-            syntax("unexpected text after the end of the scene".into()),
-        ),
+        RonError::ExpectedIdentifier => {
+            (path, None, syntax(expected("a field or variant name (written without quotes)")))
+        }
+        RonError::Eof => (path, None, "syntax error: unexpected end of file (an unclosed `(`, `[` or `{`?)".into()),
+        RonError::TrailingCharacters => (path, None, syntax("unexpected text after the end of the scene".into())),
         other => (path, None, lowercase_first(&other.to_string())),
     };
-    Problem {
-        origin: origin.into(),
-        line_col: Some((line, col)),
-        path,
-        value,
-        message,
-    }
+    Problem { origin: origin.into(), line_col: Some((line, col)), path, value, message }
 }
 
 fn syntax(msg: String) -> String {
@@ -346,7 +253,5 @@ fn syntax(msg: String) -> String {
 
 fn lowercase_first(s: &str) -> String {
     let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_lowercase().chain(c).collect())
-        .unwrap_or_default()
+    c.next().map(|f| f.to_lowercase().chain(c).collect()).unwrap_or_default()
 }

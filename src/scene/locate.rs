@@ -120,10 +120,7 @@ fn lex(src: &str) -> Vec<Token> {
                 i = skip_string(b, i + 1);
                 Tok::Str
             }
-            b'r' | b'b'
-                if matches!(b.get(i + 1), Some(b'"') | Some(b'#'))
-                    && raw_string_end(b, i).is_some() =>
-            {
+            b'r' | b'b' if matches!(b.get(i + 1), Some(b'"') | Some(b'#')) && raw_string_end(b, i).is_some() => {
                 i = raw_string_end(b, i).unwrap_or(b.len());
                 Tok::Str
             }
@@ -149,12 +146,7 @@ fn lex(src: &str) -> Vec<Token> {
                 Tok::Num
             }
             _ if c == b'_' || c.is_ascii_alphabetic() || c >= 0x80 => {
-                while i < b.len()
-                    && (b[i] == b'_'
-                        || b[i].is_ascii_alphanumeric()
-                        || b[i] >= 0x80
-                        || b[i] == b'#')
-                {
+                while i < b.len() && (b[i] == b'_' || b[i].is_ascii_alphanumeric() || b[i] >= 0x80 || b[i] == b'#') {
                     i += 1;
                 }
                 Tok::Ident
@@ -164,11 +156,7 @@ fn lex(src: &str) -> Vec<Token> {
                 Tok::Other
             }
         };
-        out.push(Token {
-            tok,
-            start,
-            end: i.min(b.len()),
-        });
+        out.push(Token { tok, start, end: i.min(b.len()) });
     }
     out
 }
@@ -196,14 +184,7 @@ fn raw_string_end(b: &[u8], i: usize) -> Option<usize> {
     }
     j += 1;
     while j < b.len() {
-        if b[j] == b'"'
-            && b[j + 1..]
-                .iter()
-                .take(hashes)
-                .filter(|&&h| h == b'#')
-                .count()
-                == hashes
-        {
+        if b[j] == b'"' && b[j + 1..].iter().take(hashes).filter(|&&h| h == b'#').count() == hashes {
             return Some((j + 1 + hashes).min(b.len()));
         }
         j += 1;
@@ -214,10 +195,7 @@ fn raw_string_end(b: &[u8], i: usize) -> Option<usize> {
 /// Whether a number or identifier literal denotes a non-finite float.
 fn is_nonfinite_literal(text: &str) -> bool {
     let t = text.trim_start_matches(['+', '-']);
-    let t = t
-        .strip_suffix("f64")
-        .or_else(|| t.strip_suffix("f32"))
-        .unwrap_or(t);
+    let t = t.strip_suffix("f64").or_else(|| t.strip_suffix("f32")).unwrap_or(t);
     if t == "inf" || t == "NaN" {
         return true;
     }
@@ -283,10 +261,7 @@ impl Scanner<'_> {
             Tok::Open('{') => self.map_body(path, depth),
             _ => false,
         };
-        let end = self
-            .toks
-            .get(self.pos.saturating_sub(1))
-            .map_or(self.src.len(), |t| t.end);
+        let end = self.toks.get(self.pos.saturating_sub(1)).map_or(self.src.len(), |t| t.end);
         self.entries[idx].end = end;
         ok
     }
@@ -325,11 +300,7 @@ impl Scanner<'_> {
             // outer entry (which spans the variant name too).
             if first < self.entries.len() && self.entries[first].path == path {
                 let inner = self.entries.remove(first);
-                if let Some(outer) = self.entries[..first]
-                    .iter_mut()
-                    .rev()
-                    .find(|e| e.path == path)
-                {
+                if let Some(outer) = self.entries[..first].iter_mut().rev().find(|e| e.path == path) {
                     outer.nonfinite |= inner.nonfinite;
                 }
             }
@@ -396,12 +367,7 @@ impl Scanner<'_> {
 
 impl SourceIndex {
     pub fn scan(src: &str) -> SourceIndex {
-        let mut s = Scanner {
-            src,
-            toks: lex(src),
-            pos: 0,
-            entries: Vec::new(),
-        };
+        let mut s = Scanner { src, toks: lex(src), pos: 0, entries: Vec::new() };
         s.value("", None, 0);
         SourceIndex { entries: s.entries }
     }

@@ -30,10 +30,7 @@ enum Seg {
 
 /// Applies the overrides in order. Returns the scene and, for each override, the field path it
 /// set (as shown in messages) and the argument as given.
-pub fn apply(
-    scene: Scene,
-    overrides: &[String],
-) -> Result<(Scene, Vec<(String, String)>), SceneError> {
+pub fn apply(scene: Scene, overrides: &[String]) -> Result<(Scene, Vec<(String, String)>), SceneError> {
     if overrides.is_empty() {
         return Ok((scene, Vec::new()));
     }
@@ -46,25 +43,20 @@ pub fn apply(
             message,
         })
     };
-    let mut json = serde_json::to_value(&scene)
-        .map_err(|e| fail("", format!("internal error converting the scene: {e}")))?;
+    let mut json =
+        serde_json::to_value(&scene).map_err(|e| fail("", format!("internal error converting the scene: {e}")))?;
     let mut scene = scene;
     let mut set = Vec::new();
     for arg in overrides {
         let Some((path_text, value_text)) = arg.split_once('=') else {
-            return Err(fail(
-                arg,
-                "expected PATH=VALUE, e.g. --set friction.pairs[0].mu=0.2".into(),
-            ));
+            return Err(fail(arg, "expected PATH=VALUE, e.g. --set friction.pairs[0].mu=0.2".into()));
         };
         let (path_text, value_text) = (path_text.trim(), value_text.trim());
         let segs = parse_path(path_text).map_err(|m| fail(arg, m))?;
         let new = parse_value(value_text).map_err(|m| fail(arg, m))?;
-        let (slot, shown) =
-            walk(&mut json, &segs, String::new(), false, None).map_err(|m| fail(arg, m))?;
+        let (slot, shown) = walk(&mut json, &segs, String::new(), false, None).map_err(|m| fail(arg, m))?;
         *slot = new;
-        scene = serde_json::from_value(json.clone())
-            .map_err(|e| fail(arg, friendly(&e.to_string())))?;
+        scene = serde_json::from_value(json.clone()).map_err(|e| fail(arg, friendly(&e.to_string())))?;
         set.push((shown, arg.clone()));
     }
     Ok((scene, set))
@@ -73,9 +65,7 @@ pub fn apply(
 /// `friction.pairs[0].mu`, `materials.rubber.density`, `materials."my rubber".density`.
 fn parse_path(text: &str) -> Result<Vec<Seg>, String> {
     let bad = |why: &str| {
-        format!(
-            "bad path `{text}`: {why}; paths look like `friction.pairs[0].mu` or `materials.rubber.density`"
-        )
+        format!("bad path `{text}`: {why}; paths look like `friction.pairs[0].mu` or `materials.rubber.density`")
     };
     let chars: Vec<char> = text.chars().collect();
     let mut segs = Vec::new();
@@ -84,16 +74,9 @@ fn parse_path(text: &str) -> Result<Vec<Seg>, String> {
     while i < chars.len() {
         match chars[i] {
             '[' => {
-                let close = chars[i..]
-                    .iter()
-                    .position(|&c| c == ']')
-                    .ok_or_else(|| bad("missing `]`"))?
-                    + i;
+                let close = chars[i..].iter().position(|&c| c == ']').ok_or_else(|| bad("missing `]`"))? + i;
                 let digits: String = chars[i + 1..close].iter().collect();
-                let n = digits
-                    .trim()
-                    .parse::<usize>()
-                    .map_err(|_| bad("an index must be a whole number >= 0"))?;
+                let n = digits.trim().parse::<usize>().map_err(|_| bad("an index must be a whole number >= 0"))?;
                 segs.push(Seg::Index(n));
                 i = close + 1;
                 expect_key = false;
@@ -103,31 +86,18 @@ fn parse_path(text: &str) -> Result<Vec<Seg>, String> {
                 expect_key = true;
             }
             '"' if expect_key => {
-                let close = chars[i + 1..]
-                    .iter()
-                    .position(|&c| c == '"')
-                    .ok_or_else(|| bad("missing closing `\"`"))?
-                    + i
-                    + 1;
+                let close =
+                    chars[i + 1..].iter().position(|&c| c == '"').ok_or_else(|| bad("missing closing `\"`"))? + i + 1;
                 segs.push(Seg::Key(chars[i + 1..close].iter().collect()));
                 i = close + 1;
                 expect_key = false;
             }
             _ if expect_key => {
-                let len = chars[i..]
-                    .iter()
-                    .position(|&c| c == '.' || c == '[')
-                    .unwrap_or(chars.len() - i);
+                let len = chars[i..].iter().position(|&c| c == '.' || c == '[').unwrap_or(chars.len() - i);
                 if len == 0 {
                     return Err(bad("empty field name"));
                 }
-                segs.push(Seg::Key(
-                    chars[i..i + len]
-                        .iter()
-                        .collect::<String>()
-                        .trim()
-                        .to_string(),
-                ));
+                segs.push(Seg::Key(chars[i..i + len].iter().collect::<String>().trim().to_string()));
                 i += len;
                 expect_key = false;
             }
@@ -142,10 +112,7 @@ fn parse_path(text: &str) -> Result<Vec<Seg>, String> {
 
 fn parse_value(text: &str) -> Result<Json, String> {
     if let Err(e) = ron_options().from_str::<ron::Value>(text) {
-        return Err(format!(
-            "`{text}` is not a valid RON value ({}: {})",
-            e.span.start.col, e.code
-        ));
+        return Err(format!("`{text}` is not a valid RON value ({}: {})", e.span.start.col, e.code));
     }
     // Reject NaN and infinities here: in JSON they would become null, i.e. `None`.
     if SourceIndex::scan(text).nonfinite().next().is_some() {
@@ -166,27 +133,13 @@ fn is_variant(map: &serde_json::Map<String, Json>) -> Option<&str> {
 }
 
 fn join(shown: &str, key: &str) -> String {
-    if shown.is_empty() {
-        key.to_string()
-    } else {
-        format!("{shown}.{key}")
-    }
+    if shown.is_empty() { key.to_string() } else { format!("{shown}.{key}") }
 }
 
 /// One step of the walk, decided on a shared borrow and then taken on the mutable one.
 enum Step {
-    Key {
-        key: String,
-        shown: String,
-        is_map: bool,
-        variant: Option<String>,
-        consume: bool,
-        insert: bool,
-    },
-    Index {
-        index: usize,
-        shown: String,
-    },
+    Key { key: String, shown: String, is_map: bool, variant: Option<String>, consume: bool, insert: bool },
+    Index { index: usize, shown: String },
 }
 
 /// Finds the value at `segs` below `node` (shown as `shown`); `is_map` marks the materials map.
@@ -202,14 +155,7 @@ fn walk<'a>(
     };
     let step = decide(node, seg, rest.is_empty(), &shown, is_map, variant)?;
     match step {
-        Step::Key {
-            key,
-            shown,
-            is_map,
-            variant,
-            consume,
-            insert,
-        } => {
+        Step::Key { key, shown, is_map, variant, consume, insert } => {
             let Json::Object(map) = node else {
                 return Err("internal error: expected an object".into());
             };
@@ -217,24 +163,14 @@ fn walk<'a>(
                 // Setting a whole new entry of the materials map adds a material.
                 map.insert(key.clone(), Json::Null);
             }
-            let next = map
-                .get_mut(&key)
-                .ok_or_else(|| format!("no field `{key}`"))?;
-            walk(
-                next,
-                if consume { rest } else { segs },
-                shown,
-                is_map,
-                variant,
-            )
+            let next = map.get_mut(&key).ok_or_else(|| format!("no field `{key}`"))?;
+            walk(next, if consume { rest } else { segs }, shown, is_map, variant)
         }
         Step::Index { index, shown } => {
             let Json::Array(items) = node else {
                 return Err("internal error: expected a list".into());
             };
-            let next = items
-                .get_mut(index)
-                .ok_or_else(|| format!("no element [{index}]"))?;
+            let next = items.get_mut(index).ok_or_else(|| format!("no element [{index}]"))?;
             walk(next, rest, shown, false, None)
         }
     }
@@ -248,11 +184,7 @@ fn decide(
     is_map: bool,
     variant: Option<String>,
 ) -> Result<Step, String> {
-    let here = if shown.is_empty() {
-        "the scene".to_string()
-    } else {
-        format!("`{shown}`")
-    };
+    let here = if shown.is_empty() { "the scene".to_string() } else { format!("`{shown}`") };
     match node {
         Json::Object(map) if is_map => match seg {
             Seg::Key(k) => {
@@ -262,10 +194,7 @@ fn decide(
                     let hint = did_you_mean(k, map.keys().map(String::as_str))
                         .map(|s| format!(" (did you mean {s:?}?)"))
                         .unwrap_or_default();
-                    return Err(format!(
-                        "no entry {k:?} in `{shown}`{hint}; entries: {}",
-                        names.join(", ")
-                    ));
+                    return Err(format!("no entry {k:?} in `{shown}`{hint}; entries: {}", names.join(", ")));
                 }
                 Ok(Step::Key {
                     key: k.clone(),
@@ -284,11 +213,7 @@ fn decide(
                 && map.contains_key(k)
             {
                 // Naming the variant itself (`mesh.Box.size`) is allowed and not shown.
-                let child = if variant_here.is_some() {
-                    shown.to_string()
-                } else {
-                    join(shown, k)
-                };
+                let child = if variant_here.is_some() { shown.to_string() } else { join(shown, k) };
                 return Ok(Step::Key {
                     key: k.clone(),
                     shown: child,
@@ -315,64 +240,40 @@ fn decide(
                     let hint = did_you_mean(k, fields.iter().copied())
                         .map(|s| format!(" (did you mean `{s}`?)"))
                         .unwrap_or_default();
-                    Err(format!(
-                        "no field `{k}` in {here}{kind}{hint}; fields: {}",
-                        fields.join(", ")
-                    ))
+                    Err(format!("no field `{k}` in {here}{kind}{hint}; fields: {}", fields.join(", ")))
                 }
-                Seg::Index(i) => Err(format!(
-                    "{here}{kind} is not a list, `[{i}]` does not apply; fields: {}",
-                    fields.join(", ")
-                )),
+                Seg::Index(i) => {
+                    Err(format!("{here}{kind} is not a list, `[{i}]` does not apply; fields: {}", fields.join(", ")))
+                }
             }
         }
         // `gravity.z` is `gravity[2]`: vectors are (x, y, z) tuples.
         Json::Array(items)
-            if items.len() == 3
-                && matches!(seg, Seg::Key(k) if matches!(k.as_str(), "x" | "y" | "z")) =>
+            if items.len() == 3 && matches!(seg, Seg::Key(k) if matches!(k.as_str(), "x" | "y" | "z")) =>
         {
             let index = match seg {
                 Seg::Key(k) if k == "x" => 0,
                 Seg::Key(k) if k == "y" => 1,
                 _ => 2,
             };
-            Ok(Step::Index {
-                index,
-                shown: format!("{shown}[{index}]"),
-            })
+            Ok(Step::Index { index, shown: format!("{shown}[{index}]") })
         }
         Json::Array(items) => match seg {
-            Seg::Index(i) if *i < items.len() => Ok(Step::Index {
-                index: *i,
-                shown: format!("{shown}[{i}]"),
-            }),
+            Seg::Index(i) if *i < items.len() => Ok(Step::Index { index: *i, shown: format!("{shown}[{i}]") }),
             Seg::Index(i) => {
                 let n = items.len();
-                let name = shown
-                    .rsplit(['.', ']'])
-                    .next()
-                    .filter(|s| !s.is_empty())
-                    .unwrap_or(shown);
-                Err(format!(
-                    "`{name}` has {n} element{} (index {i} is out of range)",
-                    if n == 1 { "" } else { "s" }
-                ))
+                let name = shown.rsplit(['.', ']']).next().filter(|s| !s.is_empty()).unwrap_or(shown);
+                Err(format!("`{name}` has {n} element{} (index {i} is out of range)", if n == 1 { "" } else { "s" }))
             }
-            Seg::Key(k) => Err(format!(
-                "{here} is a list, not a struct; use an index, e.g. `{shown}[0]`, not `.{k}`"
-            )),
+            Seg::Key(k) => Err(format!("{here} is a list, not a struct; use an index, e.g. `{shown}[0]`, not `.{k}`")),
         },
-        Json::Null => Err(format!(
-            "{here} is not set (None); set it as a whole, e.g. `--set {shown}=...`"
-        )),
+        Json::Null => Err(format!("{here} is not set (None); set it as a whole, e.g. `--set {shown}=...`")),
         other => {
             let what = match seg {
                 Seg::Key(k) => format!("field `{k}`"),
                 Seg::Index(i) => format!("element [{i}]"),
             };
-            Err(format!(
-                "{here} is a single value ({other}), it has no {what}"
-            ))
+            Err(format!("{here} is a single value ({other}), it has no {what}"))
         }
     }
 }
@@ -380,10 +281,7 @@ fn decide(
 /// serde_json's type errors in plain words.
 fn friendly(msg: &str) -> String {
     let msg = msg
-        .replace(
-            "an array of length 3",
-            "3 values in parentheses, e.g. `(0.0, 0.0, 1.0)`",
-        )
+        .replace("an array of length 3", "3 values in parentheses, e.g. `(0.0, 0.0, 1.0)`")
         .replace("f64", "a number")
         .replace("usize", "a whole number >= 0");
     if let Some(rest) = msg.strip_prefix("invalid type: ")

@@ -108,11 +108,7 @@ pub struct FrictionSpec {
 
 impl Default for FrictionSpec {
     fn default() -> Self {
-        FrictionSpec {
-            default: FrictionLawSpec::default(),
-            pairs: Vec::new(),
-            epsilon: default_epsilon(),
-        }
+        FrictionSpec { default: FrictionLawSpec::default(), pairs: Vec::new(), epsilon: default_epsilon() }
     }
 }
 
@@ -142,12 +138,7 @@ pub struct FrictionLawSpec {
 
 impl Default for FrictionLawSpec {
     fn default() -> Self {
-        FrictionLawSpec {
-            mu: 0.0,
-            mu_s: None,
-            v_s: None,
-            mu_v: 0.0,
-        }
+        FrictionLawSpec { mu: 0.0, mu_s: None, v_s: None, mu_v: 0.0 }
     }
 }
 
@@ -168,12 +159,7 @@ pub struct FrictionPairSpec {
 
 impl FrictionPairSpec {
     pub fn law(&self) -> FrictionLawSpec {
-        FrictionLawSpec {
-            mu: self.mu,
-            mu_s: self.mu_s,
-            v_s: self.v_s,
-            mu_v: self.mu_v,
-        }
+        FrictionLawSpec { mu: self.mu, mu_s: self.mu_s, v_s: self.v_s, mu_v: self.mu_v }
     }
 }
 
@@ -377,11 +363,7 @@ pub struct PenaltyContactSpec {
 
 impl Default for PenaltyContactSpec {
     fn default() -> Self {
-        PenaltyContactSpec {
-            delta: default_delta(),
-            kappa: None,
-            max_contact_iterations: default_contact_iterations(),
-        }
+        PenaltyContactSpec { delta: default_delta(), kappa: None, max_contact_iterations: default_contact_iterations() }
     }
 }
 
@@ -413,6 +395,10 @@ pub struct NewtonSpec {
     pub backtrack: f64,
     #[serde(default = "default_max_line_search")]
     pub max_line_search_steps: usize,
+    /// When Newton fails, retry the step as two half steps, at most this many times recursively
+    /// (0 disables; 4 allows down to dt/16).
+    #[serde(default = "default_step_halvings")]
+    pub max_step_halvings: usize,
     /// Include the derivatives of the sliding basis and normal force in the Jacobian (001).
     #[serde(default = "yes")]
     pub sliding_basis_derivatives: bool,
@@ -427,6 +413,7 @@ impl Default for NewtonSpec {
             armijo: default_c1(),
             backtrack: default_rho(),
             max_line_search_steps: default_max_line_search(),
+            max_step_halvings: default_step_halvings(),
             sliding_basis_derivatives: true,
         }
     }
@@ -450,6 +437,9 @@ pub fn default_rho() -> f64 {
 pub fn default_max_line_search() -> usize {
     30
 }
+pub fn default_step_halvings() -> usize {
+    4
+}
 pub fn yes() -> bool {
     true
 }
@@ -468,10 +458,6 @@ pub struct OutputSpec {
 
 impl Default for OutputSpec {
     fn default() -> Self {
-        OutputSpec {
-            vtk: true,
-            ply: true,
-            stats: true,
-        }
+        OutputSpec { vtk: true, ply: true, stats: true }
     }
 }

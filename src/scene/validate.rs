@@ -34,11 +34,7 @@ fn fmt_v3(v: &Vec3) -> String {
 
 impl Checks {
     fn push(&mut self, path: impl Into<String>, value: Option<String>, message: impl Into<String>) {
-        self.issues.push(Issue {
-            path: path.into(),
-            value,
-            message: message.into(),
-        });
+        self.issues.push(Issue { path: path.into(), value, message: message.into() });
     }
 
     // Non-finite values are reported once by `nonfinite`, so range checks skip them.
@@ -72,11 +68,7 @@ impl Checks {
             None
         };
         if let Some(why) = bad {
-            self.push(
-                path,
-                Some(format!("{name:?}")),
-                format!("{what} {why} (it is used in file names)"),
-            );
+            self.push(path, Some(format!("{name:?}")), format!("{what} {why} (it is used in file names)"));
         }
     }
 }
@@ -91,9 +83,7 @@ pub fn nonfinite(scene: &Scene) -> Vec<Issue> {
         .nonfinite()
         .map(|e| Issue {
             path: e.path.clone(),
-            value: text
-                .get(e.start..e.end)
-                .map(|s| s.rsplit(": ").next().unwrap_or(s).trim().to_string()),
+            value: text.get(e.start..e.end).map(|s| s.rsplit(": ").next().unwrap_or(s).trim().to_string()),
             message: "must be a finite number (NaN and infinity are not allowed)".into(),
         })
         .collect()
@@ -101,9 +91,7 @@ pub fn nonfinite(scene: &Scene) -> Vec<Issue> {
 
 /// All semantic problems of `scene`; mesh files are looked up relative to `base_dir`.
 pub fn validate(scene: &Scene, base_dir: &Path) -> Vec<Issue> {
-    let mut c = Checks {
-        issues: nonfinite(scene),
-    };
+    let mut c = Checks { issues: nonfinite(scene) };
     c.name("name", &scene.name, "the scene name");
     time(&mut c, scene);
     materials(&mut c, scene);
@@ -118,16 +106,10 @@ fn time(c: &mut Checks, s: &Scene) {
     c.positive("dt", s.dt, " (seconds)");
     c.non_negative("settle", s.settle);
     match (s.duration, s.frames) {
-        (Some(_), Some(f)) => c.push(
-            "frames",
-            Some(f.to_string()),
-            "give either `duration` or `frames`, not both",
-        ),
-        (None, None) => c.push(
-            "duration",
-            None,
-            "missing: give either `duration` (seconds, > 0) or `frames` (count, >= 1)",
-        ),
+        (Some(_), Some(f)) => c.push("frames", Some(f.to_string()), "give either `duration` or `frames`, not both"),
+        (None, None) => {
+            c.push("duration", None, "missing: give either `duration` (seconds, > 0) or `frames` (count, >= 1)")
+        }
         (Some(d), None) => c.positive("duration", d, " (seconds)"),
         (None, Some(0)) => c.push("frames", Some("0".into()), "must be >= 1"),
         (None, Some(_)) => {}
@@ -193,21 +175,22 @@ fn materials(c: &mut Checks, s: &Scene) {
         let Some(m) = s.materials.get(&b.material) else {
             continue;
         };
-        let missing: Vec<&str> = [
-            ("density", m.density),
-            ("youngs_modulus", m.youngs_modulus),
-            ("poisson_ratio", m.poisson_ratio),
-        ]
-        .into_iter()
-        .filter(|(_, v)| v.is_none())
-        .map(|(n, _)| n)
-        .collect();
+        let missing: Vec<&str> =
+            [("density", m.density), ("youngs_modulus", m.youngs_modulus), ("poisson_ratio", m.poisson_ratio)]
+                .into_iter()
+                .filter(|(_, v)| v.is_none())
+                .map(|(n, _)| n)
+                .collect();
         if !missing.is_empty() && !reported.contains(&b.material) {
             reported.push(b.material.clone());
             c.push(
                 mat_path(&b.material),
                 None,
-                format!("missing {}: required because bodies[{i}] ({:?}) is an elastic solid made of it", missing.join(", "), b.name),
+                format!(
+                    "missing {}: required because bodies[{i}] ({:?}) is an elastic solid made of it",
+                    missing.join(", "),
+                    b.name
+                ),
             );
         }
     }
@@ -219,16 +202,8 @@ fn known_material(c: &mut Checks, s: &Scene, path: &str, name: &str) {
         let hint = did_you_mean(name, s.materials.keys().map(String::as_str))
             .map(|m| format!(" (did you mean {m:?}?)"))
             .unwrap_or_default();
-        let known = if names.is_empty() {
-            "none are defined".to_string()
-        } else {
-            names.join(", ")
-        };
-        c.push(
-            path,
-            Some(format!("{name:?}")),
-            format!("no such material{hint}; materials: {known}"),
-        );
+        let known = if names.is_empty() { "none are defined".to_string() } else { names.join(", ") };
+        c.push(path, Some(format!("{name:?}")), format!("no such material{hint}; materials: {known}"));
     }
 }
 
@@ -251,10 +226,7 @@ fn law(c: &mut Checks, p: &str, l: &FrictionLawSpec, epsilon: f64) {
             &format!("{p}.v_s"),
             v_s,
             |v| v > epsilon,
-            &format!(
-                "the Stribeck velocity must be > friction.epsilon ({})",
-                fmt_f(epsilon)
-            ),
+            &format!("the Stribeck velocity must be > friction.epsilon ({})", fmt_f(epsilon)),
         );
     }
     c.non_negative(&format!("{p}.mu_v"), l.mu_v);
@@ -270,11 +242,7 @@ fn friction(c: &mut Checks, s: &Scene) {
         known_material(c, s, &format!("{p}.between[0]"), &pair.between.0);
         known_material(c, s, &format!("{p}.between[1]"), &pair.between.1);
         let (a, b) = (&pair.between.0, &pair.between.1);
-        let key = if a <= b {
-            (a.clone(), b.clone())
-        } else {
-            (b.clone(), a.clone())
-        };
+        let key = if a <= b { (a.clone(), b.clone()) } else { (b.clone(), a.clone()) };
         if let Some(first) = seen.get(&key) {
             c.push(
                 format!("{p}.between"),
@@ -292,7 +260,11 @@ fn unique_names<'a>(c: &mut Checks, names: impl Iterator<Item = (String, &'a str
     let mut seen: BTreeMap<&str, String> = BTreeMap::new();
     for (path, name) in names {
         if let Some(first) = seen.get(name) {
-            c.push(format!("{path}.name"), Some(format!("{name:?}")), format!("duplicate name, already used by {first}; body and collider names must be unique"));
+            c.push(
+                format!("{path}.name"),
+                Some(format!("{name:?}")),
+                format!("duplicate name, already used by {first}; body and collider names must be unique"),
+            );
         } else {
             seen.insert(name, path);
         }
@@ -321,16 +293,8 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
             motion(c, &format!("{kp}.motion"), &kin.motion);
         }
     }
-    let bodies = s
-        .bodies
-        .iter()
-        .enumerate()
-        .map(|(i, BodySpec::Solid(b))| (format!("bodies[{i}]"), b.name.as_str()));
-    let colliders = s
-        .colliders
-        .iter()
-        .enumerate()
-        .map(|(i, col)| (format!("colliders[{i}]"), collider_name(col)));
+    let bodies = s.bodies.iter().enumerate().map(|(i, BodySpec::Solid(b))| (format!("bodies[{i}]"), b.name.as_str()));
+    let colliders = s.colliders.iter().enumerate().map(|(i, col)| (format!("colliders[{i}]"), collider_name(col)));
     unique_names(c, bodies.chain(colliders));
 }
 
@@ -369,18 +333,13 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
                 c.push(
                     format!("{p}.resolution"),
                     Some(resolution.to_string()),
-                    format!(
-                        "too fine: about 6 * resolution^3 tetrahedra must be at most {MAX_TETS}"
-                    ),
+                    format!("too fine: about 6 * resolution^3 tetrahedra must be at most {MAX_TETS}"),
                 );
             }
         }
         MeshSpec::File { path, scale } => {
             c.positive(&format!("{p}.scale"), *scale, "");
-            let ext = Path::new(path)
-                .extension()
-                .and_then(|e| e.to_str())
-                .map(str::to_ascii_lowercase);
+            let ext = Path::new(path).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
             let full = resolve_path(base_dir, path);
             if !matches!(ext.as_deref(), Some("vtk" | "vtu")) {
                 c.push(
@@ -392,17 +351,10 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
                 c.push(
                     format!("{p}.path"),
                     Some(format!("{path:?}")),
-                    format!(
-                        "file not found (looked for {}; paths are relative to the scene file)",
-                        full.display()
-                    ),
+                    format!("file not found (looked for {}; paths are relative to the scene file)", full.display()),
                 );
             } else if !full.is_file() {
-                c.push(
-                    format!("{p}.path"),
-                    Some(format!("{path:?}")),
-                    format!("not a file ({})", full.display()),
-                );
+                c.push(format!("{p}.path"), Some(format!("{path:?}")), format!("not a file ({})", full.display()));
             }
         }
     }
@@ -411,11 +363,7 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
 fn motion(c: &mut Checks, p: &str, m: &MotionSpec) {
     if let MotionSpec::Keyframes(keys) = m {
         if keys.is_empty() {
-            c.push(
-                p,
-                None,
-                "`Keyframes` needs at least one `(time, (dx, dy, dz))` key",
-            );
+            c.push(p, None, "`Keyframes` needs at least one `(time, (dx, dy, dz))` key");
         }
         for (k, pair) in keys.windows(2).enumerate() {
             let (t0, t1) = (pair[0].0, pair[1].0);
@@ -423,10 +371,7 @@ fn motion(c: &mut Checks, p: &str, m: &MotionSpec) {
                 c.push(
                     format!("{p}[{}][0]", k + 1),
                     Some(fmt_f(t1)),
-                    format!(
-                        "keyframe times must be strictly increasing (previous key is at {})",
-                        fmt_f(t0)
-                    ),
+                    format!("keyframe times must be strictly increasing (previous key is at {})", fmt_f(t0)),
                 );
             }
         }
@@ -447,34 +392,16 @@ fn colliders(c: &mut Checks, s: &Scene) {
         let p = format!("colliders[{i}]");
         c.name(&format!("{p}.name"), collider_name(col), "a collider name");
         let (material, motion_spec) = match col {
-            ColliderSpec::Plane {
-                material, motion, ..
-            } => (material, motion),
-            ColliderSpec::Box {
-                material,
-                size,
-                motion,
-                ..
-            } => {
+            ColliderSpec::Plane { material, motion, .. } => (material, motion),
+            ColliderSpec::Box { material, size, motion, .. } => {
                 c.positive3(&format!("{p}.size"), size);
                 (material, motion)
             }
-            ColliderSpec::Sphere {
-                material,
-                radius,
-                motion,
-                ..
-            } => {
+            ColliderSpec::Sphere { material, radius, motion, .. } => {
                 c.positive(&format!("{p}.radius"), *radius, " (m)");
                 (material, motion)
             }
-            ColliderSpec::Cylinder {
-                material,
-                radius,
-                length,
-                motion,
-                ..
-            } => {
+            ColliderSpec::Cylinder { material, radius, length, motion, .. } => {
                 c.positive(&format!("{p}.radius"), *radius, " (m)");
                 c.positive(&format!("{p}.length"), *length, " (m)");
                 (material, motion)
@@ -492,29 +419,11 @@ fn pipeline(c: &mut Checks, p: &PipelineSpec) {
         c.positive("pipeline.contact.kappa", k, " (N/m)");
     }
     let n = &pen.newton;
-    c.positive(
-        "pipeline.newton.residual_tolerance",
-        n.residual_tolerance,
-        " (m/s^2)",
-    );
+    c.positive("pipeline.newton.residual_tolerance", n.residual_tolerance, " (m/s^2)");
     c.positive("pipeline.newton.step_tolerance", n.step_tolerance, " (m/s)");
     if n.max_iterations < 1 {
-        c.push(
-            "pipeline.newton.max_iterations",
-            Some(n.max_iterations.to_string()),
-            "must be >= 1",
-        );
+        c.push("pipeline.newton.max_iterations", Some(n.max_iterations.to_string()), "must be >= 1");
     }
-    c.check(
-        "pipeline.newton.armijo",
-        n.armijo,
-        |v| v > 0.0 && v < 1.0,
-        "must be in (0, 1)",
-    );
-    c.check(
-        "pipeline.newton.backtrack",
-        n.backtrack,
-        |v| v > 0.0 && v < 1.0,
-        "must be in (0, 1)",
-    );
+    c.check("pipeline.newton.armijo", n.armijo, |v| v > 0.0 && v < 1.0, "must be in (0, 1)");
+    c.check("pipeline.newton.backtrack", n.backtrack, |v| v > 0.0 && v < 1.0, "must be in (0, 1)");
 }

@@ -47,10 +47,7 @@ impl Lame {
     /// Meaningful for E > 0 and −1 < ν < 1/2 (ν → 1/2 makes λ → ∞); this is not checked here, the
     /// scene validation reports out-of-range values to the user.
     pub fn from_young_poisson(e: f64, nu: f64) -> Lame {
-        Lame {
-            mu: e / (2.0 * (1.0 + nu)),
-            lambda: e * nu / ((1.0 + nu) * (1.0 - 2.0 * nu)),
-        }
+        Lame { mu: e / (2.0 * (1.0 + nu)), lambda: e * nu / ((1.0 + nu) * (1.0 - 2.0 * nu)) }
     }
 }
 
@@ -85,12 +82,7 @@ impl SnhParams {
         let lambda = l.lambda + 5.0 / 6.0 * l.mu;
         let alpha = 1.0 + 0.75 * mu / lambda;
         let psi0 = 0.5 * lambda * (1.0 - alpha).powi(2) - 0.5 * mu * 4.0f64.ln();
-        SnhParams {
-            mu,
-            lambda,
-            alpha,
-            psi0,
-        }
+        SnhParams { mu, lambda, alpha, psi0 }
     }
 }
 
@@ -105,14 +97,9 @@ fn cofactor(f: &Matrix3<f64>) -> Matrix3<f64> {
 /// is −ε_abc [f_c]× with [v]× the cross-product matrix: J is trilinear in the columns.
 #[inline]
 fn add_scaled_hessian_of_det(a: &mut Matrix9, f: &Matrix3<f64>, s: f64) {
-    for (p, q, c, sign) in [
-        (0, 1, 2, -1.0),
-        (0, 2, 1, 1.0),
-        (1, 2, 0, -1.0),
-        (1, 0, 2, 1.0),
-        (2, 0, 1, -1.0),
-        (2, 1, 0, 1.0),
-    ] {
+    for (p, q, c, sign) in
+        [(0, 1, 2, -1.0), (0, 2, 1, 1.0), (1, 2, 0, -1.0), (1, 0, 2, 1.0), (2, 0, 1, -1.0), (2, 1, 0, 1.0)]
+    {
         let v: Vector3<f64> = f.column(c) * (sign * s);
         let (r, k) = (3 * p, 3 * q);
         a[(r, k + 1)] -= v.z;
@@ -159,9 +146,7 @@ impl Material {
             }
             ElasticModel::StableNeoHookean => {
                 let p = SnhParams::new(&self.lame);
-                0.5 * p.mu * (ic - 3.0) + 0.5 * p.lambda * (j - p.alpha).powi(2)
-                    - 0.5 * p.mu * (ic + 1.0).ln()
-                    - p.psi0
+                0.5 * p.mu * (ic - 3.0) + 0.5 * p.lambda * (j - p.alpha).powi(2) - 0.5 * p.mu * (ic + 1.0).ln() - p.psi0
             }
         }
     }
@@ -171,12 +156,9 @@ impl Material {
     /// derivatives in the tests). `f[i][j]` is row i, column j. Slow: use [`Self::energy_density`]
     /// for f64.
     pub fn energy_density_generic<D: DualNum<Primitive = f64>>(&self, f: &[[D; 3]; 3]) -> D {
-        let det = f[0][0].clone()
-            * (f[1][1].clone() * f[2][2].clone() - f[1][2].clone() * f[2][1].clone())
-            - f[0][1].clone()
-                * (f[1][0].clone() * f[2][2].clone() - f[1][2].clone() * f[2][0].clone())
-            + f[0][2].clone()
-                * (f[1][0].clone() * f[2][1].clone() - f[1][1].clone() * f[2][0].clone());
+        let det = f[0][0].clone() * (f[1][1].clone() * f[2][2].clone() - f[1][2].clone() * f[2][1].clone())
+            - f[0][1].clone() * (f[1][0].clone() * f[2][2].clone() - f[1][2].clone() * f[2][0].clone())
+            + f[0][2].clone() * (f[1][0].clone() * f[2][1].clone() - f[1][1].clone() * f[2][0].clone());
         let ic: D = f.iter().flatten().map(|x| x.clone() * x.clone()).sum();
         match self.model {
             ElasticModel::NeoHookean => {
@@ -234,22 +216,12 @@ impl Material {
                 }
                 let (mu, lambda) = (self.lame.mu, self.lame.lambda);
                 let lj = j.ln();
-                (
-                    mu,
-                    0.0,
-                    (lambda * (1.0 - lj) + mu) / (j * j),
-                    (lambda * lj - mu) / j,
-                )
+                (mu, 0.0, (lambda * (1.0 - lj) + mu) / (j * j), (lambda * lj - mu) / j)
             }
             ElasticModel::StableNeoHookean => {
                 let p = SnhParams::new(&self.lame);
                 let ic1 = f.norm_squared() + 1.0;
-                (
-                    p.mu * (1.0 - 1.0 / ic1),
-                    2.0 * p.mu / (ic1 * ic1),
-                    p.lambda,
-                    p.lambda * (j - p.alpha),
-                )
+                (p.mu * (1.0 - 1.0 / ic1), 2.0 * p.mu / (ic1 * ic1), p.lambda, p.lambda * (j - p.alpha))
             }
         };
         Some(StiffnessTerms { a, b, c, d, g })
@@ -307,9 +279,7 @@ impl Material {
         // 3×3 SVD; NaN/inf entries (or no convergence) fall back to the numerical projection,
         // which leaves non-finite matrices unchanged.
         let svd = nalgebra::SVD::try_new(*f, true, true, f64::EPSILON, 200);
-        let Some((mut u, mut s, mut vt)) =
-            svd.and_then(|d| Some((d.u?, d.singular_values, d.v_t?)))
-        else {
+        let Some((mut u, mut s, mut vt)) = svd.and_then(|d| Some((d.u?, d.singular_values, d.v_t?))) else {
             let mut a = unprojected;
             crate::energy::project_psd(&mut a);
             return a;
@@ -328,10 +298,7 @@ impl Material {
         let flip = pairs.map(|(_, _, k)| t.a - t.d * s[k]);
         let gamma = Vector3::new(s[1] * s[2], s[0] * s[2], s[0] * s[1]);
         let kmat = Matrix3::new(0.0, s[2], s[1], s[2], 0.0, s[0], s[1], s[0], 0.0);
-        let scale = Matrix3::identity() * t.a
-            + s * s.transpose() * t.b
-            + gamma * gamma.transpose() * t.c
-            + kmat * t.d;
+        let scale = Matrix3::identity() * t.a + s * s.transpose() * t.b + gamma * gamma.transpose() * t.c + kmat * t.d;
         // Finite input converges in a few iterations; the bound only guards against overflow
         // to infinity in extreme F (then the numerical projection decides).
         let Some(eig) = nalgebra::SymmetricEigen::try_new(scale, f64::EPSILON, 1000) else {
@@ -339,12 +306,7 @@ impl Material {
             crate::energy::project_psd(&mut a);
             return a;
         };
-        if twist
-            .iter()
-            .chain(&flip)
-            .chain(eig.eigenvalues.iter())
-            .all(|&l| l >= 0.0)
-        {
+        if twist.iter().chain(&flip).chain(eig.eigenvalues.iter()).all(|&l| l >= 0.0) {
             return unprojected;
         }
         let mut out = Matrix9::zeros();
@@ -367,10 +329,7 @@ impl Material {
         }
         for m in 0..3 {
             let w = eig.eigenvectors.column(m);
-            add_mode(
-                eig.eigenvalues[m],
-                uv(0, 0) * w[0] + uv(1, 1) * w[1] + uv(2, 2) * w[2],
-            );
+            add_mode(eig.eigenvalues[m], uv(0, 0) * w[0] + uv(1, 1) * w[1] + uv(2, 2) * w[2]);
         }
         out
     }

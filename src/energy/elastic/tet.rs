@@ -35,22 +35,13 @@ impl TetElement {
     /// quantity computed from it is NaN rather than silently wrong.
     pub fn new(nodes: [usize; 4], rest: &[Vector3<f64>; 4]) -> TetElement {
         let dm = Matrix3::from_columns(&[rest[1] - rest[0], rest[2] - rest[0], rest[3] - rest[0]]);
-        let dm_inv = dm
-            .try_inverse()
-            .unwrap_or_else(|| Matrix3::from_element(f64::NAN));
-        TetElement {
-            nodes,
-            dm_inv,
-            rest_volume: dm.determinant().abs() / 6.0,
-        }
+        let dm_inv = dm.try_inverse().unwrap_or_else(|| Matrix3::from_element(f64::NAN));
+        TetElement { nodes, dm_inv, rest_volume: dm.determinant().abs() / 6.0 }
     }
 
     /// One element per tetrahedron of `mesh`, with the mesh's vertices as rest positions.
     pub fn from_mesh(mesh: &TetMesh) -> Vec<TetElement> {
-        mesh.tets
-            .iter()
-            .map(|t| TetElement::new(*t, &t.map(|i| mesh.vertices[i])))
-            .collect()
+        mesh.tets.iter().map(|t| TetElement::new(*t, &t.map(|i| mesh.vertices[i]))).collect()
     }
 
     /// The positions of this element's nodes taken from a body's vertex array.
@@ -113,11 +104,7 @@ impl TetElement {
     ) -> (f64, SVector<f64, 12>, SMatrix<f64, 12, 12>) {
         let f = self.deformation_gradient(x);
         let (e, g) = self.energy_gradient_at(m, &f);
-        let a = if project_psd {
-            m.dpdf_projected(&f)
-        } else {
-            m.dpdf(&f)
-        };
+        let a = if project_psd { m.dpdf_projected(&f) } else { m.dpdf(&f) };
         (e, g, self.map_stiffness(&a))
     }
 
@@ -142,8 +129,7 @@ impl TetElement {
             for i in 0..3 {
                 let r = 3 * a_node + i;
                 for col in r..12 {
-                    h[(r, col)] =
-                        t[(i, col)] * ca[0] + t[(3 + i, col)] * ca[1] + t[(6 + i, col)] * ca[2];
+                    h[(r, col)] = t[(i, col)] * ca[0] + t[(3 + i, col)] * ca[1] + t[(6 + i, col)] * ca[2];
                 }
             }
         }

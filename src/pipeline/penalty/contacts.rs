@@ -94,7 +94,15 @@ impl Detector {
 
     /// Active contacts at positions `q` (colliders placed for time `t1`): every pair with gap
     /// below `delta`, each with the resolved friction law.
-    pub fn detect(&self, model: &Model, q: &[f64], t1: f64, penalty: Penalty, eps_basis: bool, out: &mut Vec<ContactEntry>) {
+    pub fn detect(
+        &self,
+        model: &Model,
+        q: &[f64],
+        t1: f64,
+        penalty: Penalty,
+        eps_basis: bool,
+        out: &mut Vec<ContactEntry>,
+    ) {
         out.clear();
         for (ci, c) in model.colliders.iter().enumerate() {
             let center = c.position_at(t1);
@@ -107,18 +115,23 @@ impl Detector {
                     }
                     let (gap, _) = c.signed_distance(&center, node_arr(q, i));
                     if gap < penalty.delta {
-                        out.push(ContactEntry { stencil: Stencil::Collider { node: i, collider: ci }, params, lagged: None, gap });
+                        out.push(ContactEntry {
+                            stencil: Stencil::Collider { node: i, collider: ci },
+                            params,
+                            lagged: None,
+                            gap,
+                        });
                     }
                 }
             }
         }
         for vc in &self.candidates {
-            if let Some((stencil, gap, mat)) = closest_triangle(q, vc) {
-                if gap < penalty.delta {
-                    let law = model.friction.get(vc.material, mat);
-                    let params = ContactParams { penalty, law, basis_derivatives: eps_basis };
-                    out.push(ContactEntry { stencil, params, lagged: None, gap });
-                }
+            if let Some((stencil, gap, mat)) = closest_triangle(q, vc)
+                && gap < penalty.delta
+            {
+                let law = model.friction.get(vc.material, mat);
+                let params = ContactParams { penalty, law, basis_derivatives: eps_basis };
+                out.push(ContactEntry { stencil, params, lagged: None, gap });
             }
         }
     }

@@ -23,6 +23,8 @@ pub struct PenaltyPipeline {
     dir: Vec<f64>,
     lagged: Vec<contacts::ContactEntry>,
     last: Option<(f64, f64)>, // (t1, h) of the last step, for force output
+    /// Step size of the solve in progress (the scene's dt, or a fraction of it when halving).
+    h: f64,
 }
 
 /// Outcome of one Newton solve.
@@ -47,6 +49,7 @@ impl PenaltyPipeline {
             dir: vec![0.0; nf],
             lagged: Vec::new(),
             last: None,
+            h: model.dt,
         }
     }
 
@@ -85,7 +88,7 @@ impl PenaltyPipeline {
     ) -> Result<(), system::EvalError> {
         let start = Instant::now();
         let stage = self.stage();
-        let h = model.dt;
+        let h = self.h;
         for ((qi, q0i), vi) in self.q.iter_mut().zip(q0).zip(v) {
             *qi = q0i + stage.a * h * vi;
         }
@@ -118,9 +121,16 @@ impl PenaltyPipeline {
         t1: f64,
         stats: &mut StepStats,
     ) -> NewtonOutcome {
-        let NewtonSpec { residual_tolerance, step_tolerance, max_iterations, armijo, backtrack, max_line_search_steps, .. } =
-            self.spec.newton;
-        let h = model.dt;
+        let NewtonSpec {
+            residual_tolerance,
+            step_tolerance,
+            max_iterations,
+            armijo,
+            backtrack,
+            max_line_search_steps,
+            ..
+        } = self.spec.newton;
+        let h = self.h;
         let mut out = NewtonOutcome { iterations: 0, line_search_steps: 0, residual: f64::INFINITY, failure: None };
         loop {
             if let Err(e) = self.evaluate(model, detector, penalty, q0, v, v_hat, t1, true, stats) {
@@ -137,7 +147,8 @@ impl PenaltyPipeline {
                 return out;
             }
             if out.iterations >= max_iterations {
-                out.failure = Some(format!("no convergence in {max_iterations} Newton iterations (residual {res:.3e} m/s^2)"));
+                out.failure =
+                    Some(format!("no convergence in {max_iterations} Newton iterations (residual {res:.3e} m/s^2)"));
                 return out;
             }
             // Inexact Newton forcing: the linear residual only needs to fall a decade below what
@@ -206,16 +217,9 @@ impl PenaltyPipeline {
         }
     }
 
-    fn search_margin(model: &Model, state: &State, delta: f64) -> f64 {
-        let vmax = (0..model.node_count()).map(|i| node(&state.v, i).norm()).fold(0.0, f64::max);
-        let h = model.dt;
-        2.0 * delta + 2.0 * h * (vmax + h * model.gravity.norm())
-    }
-}
-
-impl Pipeline for PenaltyPipeline {
-    fn step(&mut self, model: &Model, state: &mut State) -> Result<StepStats, StepError> {
-        let h = model.dt;
+    /// One implicit step of size `h` from `state` (committed even when it failed, see `step`).
+    fn advance(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, StepError> {
+        self.h = h;
         let (t0, t1) = (state.time, state.time + h);
         let q0 = state.q.clone();
         let mut v_hat = state.v.clone();
@@ -226,7 +230,7 @@ impl Pipeline for PenaltyPipeline {
             }
         }
         let delta = self.spec.contact.delta;
-        let mut detector = Detector::new(model, &q0, Self::search_margin(model, state, delta));
+        let mut detector = Detector::new(model, &q0, Self::search_margin(model, state, delta, h));
         let mut stats = StepStats::default();
         if let Err(e) = self.system.prepare_damping(model, &q0) {
             stats.failure = Some(format!("damping stiffness undefined at the step start: {e:?}"));
@@ -250,7 +254,8 @@ impl Pipeline for PenaltyPipeline {
             stats.failure = outcome.failure;
             let contacts = &self.system.contacts;
             stats.active_contacts = contacts.iter().filter(|c| c.params.penalty.kappa > 0.0).count();
-            stats.min_gap = contacts.iter().filter(|c| c.params.penalty.kappa > 0.0).map(|c| c.gap).fold(f64::INFINITY, f64::min);
+            stats.min_gap =
+                contacts.iter().filter(|c| c.params.penalty.kappa > 0.0).map(|c| c.gap).fold(f64::INFINITY, f64::min);
             stats.elastic_energy = self.system.elastic_energy;
             if ci == max_ci || stats.failure.is_some() {
                 break;
@@ -271,6 +276,7 @@ impl Pipeline for PenaltyPipeline {
         }
         stats.kappa = state.kappa;
         stats.converged = stats.failure.is_none();
+        stats.substeps = 1;
         let stage = self.stage();
         for ((qi, q0i), vi) in state.q.iter_mut().zip(&q0).zip(&v) {
             *qi = q0i + stage.a * h * vi;
@@ -285,6 +291,49 @@ impl Pipeline for PenaltyPipeline {
         Ok(stats)
     }
 
+    /// A step of size `h`; if Newton fails, redo it as two steps of `h/2` (up to `levels` times
+    /// recursively). Stick-slip (Stribeck) friction whose negative slope exceeds `M/h` makes the
+    /// implicit step bistable, so Newton can stall at a minimum of |r| that is no root; a smaller
+    /// step restores a unique solution. Statistics of the sub-steps are summed.
+    fn step_halving(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        h: f64,
+        levels: usize,
+    ) -> Result<StepStats, StepError> {
+        let saved = (levels > 0).then(|| state.clone());
+        let stats = self.advance(model, state, h)?;
+        let Some(saved) = saved.filter(|_| stats.failure.is_some()) else { return Ok(stats) };
+        *state = saved;
+        let mut total = StepStats { substeps: 0, ..StepStats::default() };
+        for _ in 0..2 {
+            let s = self.step_halving(model, state, 0.5 * h, levels - 1)?;
+            total.accumulate(&s);
+            if s.failure.is_some() {
+                break;
+            }
+        }
+        total.newton_iterations += stats.newton_iterations;
+        total.line_search_steps += stats.line_search_steps;
+        total.linear_iterations += stats.linear_iterations;
+        total.factorizations += stats.factorizations;
+        total.assembly_s += stats.assembly_s;
+        total.linear_solve_s += stats.linear_solve_s;
+        Ok(total)
+    }
+
+    fn search_margin(model: &Model, state: &State, delta: f64, h: f64) -> f64 {
+        let vmax = (0..model.node_count()).map(|i| node(&state.v, i).norm()).fold(0.0, f64::max);
+        2.0 * delta + 2.0 * h * (vmax + h * model.gravity.norm())
+    }
+}
+
+impl Pipeline for PenaltyPipeline {
+    fn step(&mut self, model: &Model, state: &mut State) -> Result<StepStats, StepError> {
+        self.step_halving(model, state, model.dt, self.spec.newton.max_step_halvings)
+    }
+
     fn contact_forces(&mut self, model: &Model, state: &State) -> (Vec<f64>, Vec<f64>) {
         let n = model.dof_count();
         let (mut fnorm, mut ffric) = (vec![0.0; n], vec![0.0; n]);
@@ -292,7 +341,17 @@ impl Pipeline for PenaltyPipeline {
             // The last evaluation's contact entries are those of the final iterate; evaluate their
             // forces at the committed state (q = q1, v = v1).
             let stage = Stage { a: 0.0, ..self.stage() };
-            let _ = self.system.evaluate(model, stage, h, t1, &state.q, &state.v, &state.v, false, Some((&mut fnorm, &mut ffric)));
+            let _ = self.system.evaluate(
+                model,
+                stage,
+                h,
+                t1,
+                &state.q,
+                &state.v,
+                &state.v,
+                false,
+                Some((&mut fnorm, &mut ffric)),
+            );
         }
         (fnorm, ffric)
     }

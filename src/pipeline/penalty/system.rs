@@ -139,7 +139,8 @@ impl System {
             let el = &solid.elements[e as usize];
             let x = Self::element_positions(model, q, s as usize, e as usize);
             if solid.elastic.model == ElasticModel::NeoHookean && el.deformation_gradient(&x).determinant() <= 0.0 {
-                *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(EvalError::Inverted { solid: s as usize, element: e as usize });
+                *failed.lock().unwrap_or_else(|p| p.into_inner()) =
+                    Some(EvalError::Inverted { solid: s as usize, element: e as usize });
                 return;
             }
             if hessian {
