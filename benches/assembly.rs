@@ -46,7 +46,10 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("assembly_6k");
     g.throughput(Throughput::Elements(n_elements as u64));
     g.sample_size(50);
-    for (name, jacobian) in [("energy_gradient", false), ("gradient_hessian_assembly", true)] {
+    for (name, jacobian) in [
+        ("energy_gradient", false),
+        ("gradient_hessian_assembly", true),
+    ] {
         g.bench_function(name, |b| {
             b.iter(|| {
                 system
