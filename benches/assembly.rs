@@ -17,6 +17,7 @@
 
 use std::hint::black_box;
 use std::path::Path;
+use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use fricsim::pipeline::penalty::system::{BACKWARD_EULER, System};
@@ -45,7 +46,10 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("assembly_6k");
     g.throughput(Throughput::Elements(n_elements as u64));
-    g.sample_size(50);
+    // ~1 ms and ~10 ms per evaluation: 30 samples fit in 8 s.
+    g.sample_size(30);
+    g.warm_up_time(Duration::from_secs(2));
+    g.measurement_time(Duration::from_secs(8));
     for (name, jacobian) in [
         ("energy_gradient", false),
         ("gradient_hessian_assembly", true),

@@ -13,6 +13,7 @@
 //! Newton iterations of the timed step are printed.
 
 use std::path::Path;
+use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use fricsim::simulation::Simulation;
@@ -23,9 +24,11 @@ fn bench(c: &mut Criterion) {
     let root = env!("CARGO_MANIFEST_DIR");
     let mut g = c.benchmark_group("penalty_step");
     g.throughput(Throughput::Elements(1));
-    for (name, scene, samples) in [
-        ("ramp10_192", "scenes/validation/ramp10.ron", 100),
-        ("ramp10_5184", "scenes/bench/ramp_block_fine.ron", 10),
+    g.warm_up_time(Duration::from_secs(2));
+    // (name, scene, samples, measurement seconds): ~2 ms and ~0.15 s per step.
+    for (name, scene, samples, seconds) in [
+        ("ramp10_192", "scenes/validation/ramp10.ron", 100, 5),
+        ("ramp10_5184", "scenes/bench/ramp_block_fine.ron", 10, 12),
     ] {
         let mut sim =
             Simulation::from_file(&Path::new(root).join(scene), &[]).expect("bench scene loads");
@@ -54,6 +57,7 @@ fn bench(c: &mut Criterion) {
             stats.active_contacts
         );
         g.sample_size(samples);
+        g.measurement_time(Duration::from_secs(seconds));
         g.bench_function(name, |b| {
             b.iter_batched(
                 || s0.clone(),
