@@ -50,10 +50,7 @@ fn bench(c: &mut Criterion) {
     g.sample_size(20);
     g.warm_up_time(Duration::from_secs(1));
     g.measurement_time(Duration::from_secs(5));
-    for (name, jacobian) in [
-        ("energy_gradient", false),
-        ("gradient_hessian_assembly", true),
-    ] {
+    for (name, jacobian) in [("energy_gradient", false), ("gradient_hessian_assembly", true)] {
         g.bench_function(name, |b| {
             b.iter(|| {
                 system

@@ -28,36 +28,16 @@ fn bench(c: &mut Criterion) {
     // (name, scene, samples, measurement seconds, sampling): ~2 ms and ~0.15 s per step; the slow
     // step uses flat sampling (the same number of steps in every sample).
     for (name, scene, samples, seconds, mode) in [
-        (
-            "ramp10_192",
-            "scenes/validation/ramp10.ron",
-            50,
-            4,
-            SamplingMode::Auto,
-        ),
-        (
-            "ramp10_5184",
-            "scenes/bench/ramp_block_fine.ron",
-            10,
-            6,
-            SamplingMode::Flat,
-        ),
+        ("ramp10_192", "scenes/validation/ramp10.ron", 50, 4, SamplingMode::Auto),
+        ("ramp10_5184", "scenes/bench/ramp_block_fine.ron", 10, 6, SamplingMode::Flat),
     ] {
-        let mut sim =
-            Simulation::from_file(&Path::new(root).join(scene), &[]).expect("bench scene loads");
+        let mut sim = Simulation::from_file(&Path::new(root).join(scene), &[]).expect("bench scene loads");
         for _ in 0..WARMUP_STEPS {
             sim.step().expect("warm-up step");
         }
         let s0 = sim.state.clone();
-        let stats = sim
-            .pipeline
-            .step(&sim.model, &mut s0.clone())
-            .expect("timed step");
-        assert!(
-            stats.converged,
-            "{name}: the timed step does not converge: {:?}",
-            stats.failure
-        );
+        let stats = sim.pipeline.step(&sim.model, &mut s0.clone()).expect("timed step");
+        assert!(stats.converged, "{name}: the timed step does not converge: {:?}", stats.failure);
         println!(
             "{name}: {} tets, step {} from t = {:.2} s: {} Newton iterations, {} line-search steps, \
              {} contact iterations, {} active contacts",
