@@ -3,7 +3,7 @@
 # (scenes/bench/ramp_6k.ron). Runs `fricsim run scenes/bench/ramp_6k.ron --quiet` under
 # /usr/bin/time -v and prints mean wall time per step (stats.csv column wall_s), Newton
 # iterations per step, peak RSS, and the sliding deceleration from the centroid velocity columns
-# against the analytic g (mu cos - sin) = 0.2289 m/s^2 (mu = 0.2, 10 degrees).
+# against the analytic g (mu cos - sin) = 0.2287 m/s^2 (mu = 0.2, 10 degrees).
 #
 # Usage: scripts/perf_ramp_6k.sh [extra fricsim run arguments, e.g. --set ...]
 # Environment: FRICSIM=path/to/binary (default: build with `cargo build --release` and use
