@@ -32,8 +32,8 @@ pub struct StepStats {
 }
 
 impl StepStats {
-    /// Add a sub-step's statistics (counters and times summed; state-like fields from the last).
-    pub fn accumulate(&mut self, s: &StepStats) {
+    /// Add the work counters and times of another solve (e.g. a failed attempt).
+    pub fn add_work(&mut self, s: &StepStats) {
         self.newton_iterations += s.newton_iterations;
         self.line_search_steps += s.line_search_steps;
         self.contact_iterations += s.contact_iterations;
@@ -41,6 +41,11 @@ impl StepStats {
         self.factorizations += s.factorizations;
         self.assembly_s += s.assembly_s;
         self.linear_solve_s += s.linear_solve_s;
+    }
+
+    /// Add a sub-step: work and sub-step counts summed, state-like fields taken from it.
+    pub fn accumulate(&mut self, s: &StepStats) {
+        self.add_work(s);
         self.substeps += s.substeps;
         self.final_residual = s.final_residual;
         self.kappa = s.kappa;

@@ -314,12 +314,7 @@ impl PenaltyPipeline {
                 break;
             }
         }
-        total.newton_iterations += stats.newton_iterations;
-        total.line_search_steps += stats.line_search_steps;
-        total.linear_iterations += stats.linear_iterations;
-        total.factorizations += stats.factorizations;
-        total.assembly_s += stats.assembly_s;
-        total.linear_solve_s += stats.linear_solve_s;
+        total.add_work(&stats);
         Ok(total)
     }
 
