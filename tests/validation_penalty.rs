@@ -93,6 +93,10 @@ fn case1_ramp10_sticks_at_0177_and_slides_at_0176() {
     let slide = run("ramp10.ron", &["friction.pairs[0].mu=0.176"], 2.0, downhill(10.0));
     // Measured once the block slides faster than eps everywhere (v(1 s) ~ 3e-3 m/s >> 1e-4).
     assert_slides("10deg mu=0.176", &slide, 10.0, 0.176, 1.0, 2.0);
+    // The direct solver (fresh sparse LU of the non-symmetric Jacobian each iteration) agrees.
+    let lu =
+        run("ramp10.ron", &["friction.pairs[0].mu=0.176", "pipeline.newton.linear_solver=Lu"], 2.0, downhill(10.0));
+    assert_slides("10deg mu=0.176 (LU)", &lu, 10.0, 0.176, 1.0, 2.0);
 }
 
 #[test]

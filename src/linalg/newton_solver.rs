@@ -53,6 +53,8 @@ pub struct NewtonSolver {
     pub rel_tol: f64,
     /// GMRES iterations after which the preconditioner is considered stale.
     pub max_iterations: usize,
+    /// Always factor `A` itself with LU and solve directly (no GMRES, no reuse).
+    pub direct_lu: bool,
 }
 
 impl NewtonSolver {
@@ -68,6 +70,7 @@ impl NewtonSolver {
             x: vec![0.0; n],
             rel_tol: 1e-10,
             max_iterations: 20,
+            direct_lu: false,
         }
     }
 
@@ -141,6 +144,12 @@ impl NewtonSolver {
             self.reset_for(a);
         }
         let mut info = LinearInfo::default();
+        if self.direct_lu {
+            let f = self.factor_lu(a)?;
+            f.solve_in_place(rhs);
+            info.factorizations = 1;
+            return if rhs.iter().all(|v| v.is_finite()) { Ok(info) } else { Err(LinearSolveError::NonFinite) };
+        }
         // 1. The cached preconditioner, if any.
         if self.factor.is_some() {
             let g = self.gmres(a, rhs);

@@ -399,6 +399,9 @@ pub struct NewtonSpec {
     /// (0 disables; 4 allows down to dt/16).
     #[serde(default = "default_step_halvings")]
     pub max_step_halvings: usize,
+    /// How Newton's linear systems are solved.
+    #[serde(default)]
+    pub linear_solver: LinearSolverSpec,
     /// Include the derivatives of the sliding basis and normal force in the Jacobian (001).
     #[serde(default = "yes")]
     pub sliding_basis_derivatives: bool,
@@ -414,6 +417,7 @@ impl Default for NewtonSpec {
             backtrack: default_rho(),
             max_line_search_steps: default_max_line_search(),
             max_step_halvings: default_step_halvings(),
+            linear_solver: LinearSolverSpec::default(),
             sliding_basis_derivatives: true,
         }
     }
@@ -442,6 +446,18 @@ pub fn default_step_halvings() -> usize {
 }
 pub fn yes() -> bool {
     true
+}
+
+/// Linear solver of the Newton steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum LinearSolverSpec {
+    /// GMRES preconditioned by a sparse Cholesky of the Jacobian's symmetric part, kept across
+    /// iterations and steps while it works, with sparse LU as fallback (fast).
+    #[default]
+    Auto,
+    /// A fresh sparse LU of the full (non-symmetric) Jacobian at every Newton iteration and a
+    /// direct solve (001's "Direct"; slower, no iterative tolerance involved).
+    Lu,
 }
 
 /// Which files a run writes.

@@ -8,7 +8,7 @@ pub mod system;
 use super::{Pipeline, StepError, StepStats};
 use crate::contact::penalty::Penalty;
 use crate::model::{Model, State, node};
-use crate::scene::schema::{FrictionEvaluation, NewtonSpec, PenaltySpec};
+use crate::scene::schema::{FrictionEvaluation, LinearSolverSpec, NewtonSpec, PenaltySpec};
 use contacts::{Detector, lagged_entries, strip_friction};
 use std::time::Instant;
 use system::{BACKWARD_EULER, Stage, System};
@@ -38,7 +38,8 @@ struct NewtonOutcome {
 impl PenaltyPipeline {
     pub fn new(model: &Model, state: &State, spec: PenaltySpec) -> PenaltyPipeline {
         let n = model.dof_count();
-        let system = System::new(model);
+        let mut system = System::new(model);
+        system.linear.direct_lu = spec.newton.linear_solver == LinearSolverSpec::Lu;
         let nf = system.n_free;
         PenaltyPipeline {
             spec,
