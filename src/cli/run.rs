@@ -6,7 +6,7 @@ use crate::output::frames::FrameWriter;
 use crate::output::stats::{StatValue, StatsWriter};
 use crate::output::summary::{RunStatus, RunSummary};
 use crate::pipeline::StepStats;
-use crate::scene::{self, schema::OnFailure, schema::PipelineSpec};
+use crate::scene::{self, schema::BodySpec, schema::MeshSpec, schema::OnFailure, schema::PipelineSpec};
 use crate::simulation::Simulation;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -108,11 +108,9 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
     let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("output").join(&model.name));
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| failed(format!("cannot create output folder {}: {e}", out_dir.display())))?;
-    crate::output::atomic::write_bytes_atomically(
-        &out_dir.join("scene.effective.ron"),
-        loaded.effective_ron.as_bytes(),
-    )
-    .map_err(failed)?;
+    let effective = effective_ron_for(&loaded).map_err(failed)?;
+    crate::output::atomic::write_bytes_atomically(&out_dir.join("scene.effective.ron"), effective.as_bytes())
+        .map_err(failed)?;
     if !args.quiet {
         eprint!("{}", super::check::summary(&model, state.kappa));
         eprintln!("  output: {}", out_dir.display());
@@ -148,6 +146,20 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
         eprintln!("frames written so far remain in {}", out_dir.display());
     }
     Ok(code)
+}
+
+/// The effective scene as written to the output folder. Mesh paths in a scene are relative to
+/// the scene file, but `scene.effective.ron` lives in the output folder: write them absolute so
+/// that the file re-runs from there.
+fn effective_ron_for(loaded: &scene::LoadedScene) -> Result<String, ron::Error> {
+    let mut s = loaded.scene.clone();
+    for body in &mut s.bodies {
+        let BodySpec::Solid(b) = body;
+        if let MeshSpec::File { path, .. } = &mut b.mesh {
+            *path = scene::resolve_path(&loaded.base_dir, path).display().to_string();
+        }
+    }
+    scene::load::to_ron(&s)
 }
 
 /// Counters accumulated over a run for run.json.
