@@ -1,0 +1,433 @@
+//! Bad input through the real binary: every class of mistake exits with code 2, says on stderr
+//! which file (and line:column where the parser knows it), which field and what is allowed, writes
+//! nothing into the output folder, and never panics.
+//!
+//! Each bad scene is the valid fixture `tests/fixtures/drop.ron` with one edit, written to a
+//! temporary folder; the expected line:column is computed from where the edit lands in that text.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fricsim");
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn base_scene() -> String {
+    std::fs::read_to_string(fixture("drop.ron")).expect("fixture")
+}
+
+/// The fixture with `from` replaced (exactly once) by `to`.
+fn edited(from: &str, to: &str) -> String {
+    let s = base_scene();
+    assert_eq!(s.matches(from).count(), 1, "edit anchor `{from}` must be unique");
+    s.replacen(from, to, 1)
+}
+
+/// 1-based line and column (in characters) of the first `anchor` in `text`.
+fn line_col_of(text: &str, anchor: &str) -> (usize, usize) {
+    let at = text
+        .find(anchor)
+        .unwrap_or_else(|| panic!("`{anchor}` not in the scene"));
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let col = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
+    (line, col)
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Nothing was written: the output folder does not exist or is empty.
+fn assert_no_output(out_dir: &Path) {
+    if out_dir.exists() {
+        let entries: Vec<_> = std::fs::read_dir(out_dir)
+            .expect("read out dir")
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(entries.is_empty(), "bad input wrote {entries:?}");
+    }
+}
+
+fn assert_bad_input(out: &Output) {
+    let err = stderr(out);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "exit code for bad input\nstderr:\n{err}"
+    );
+    assert!(!err.contains("panicked"), "panic on bad input:\n{err}");
+    assert!(!err.trim().is_empty(), "no message for bad input");
+}
+
+/// Writes `scene` to `<tmp>/bad.ron`, runs `fricsim run bad.ron --out <tmp>/out ARGS`, checks
+/// exit code 2, no output, no panic, that stderr names the file (with `line:col` of `anchor`
+/// when given) and contains every string of `expect`. Returns stderr.
+fn expect_bad(scene: &str, args: &[&str], anchor: Option<&str>, expect: &[&str]) -> String {
+    expect_bad_from(scene, args, true, anchor, expect)
+}
+
+/// Errors in a `--set` argument name that argument (`--set PATH=VALUE: ...`) as their origin,
+/// not the scene file: the mistake is on the command line.
+fn expect_bad_set(args: &[&str], expect: &[&str]) -> String {
+    expect_bad_from(&base_scene(), args, false, None, expect)
+}
+
+fn expect_bad_from(
+    scene: &str,
+    args: &[&str],
+    names_file: bool,
+    anchor: Option<&str>,
+    expect: &[&str],
+) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bad.ron");
+    std::fs::write(&path, scene).expect("write scene");
+    let out_dir = dir.path().join("out");
+    let mut all = vec![
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    let out = Command::new(BIN).args(&all).output().expect("run fricsim");
+    assert_bad_input(&out);
+    let err = stderr(&out);
+    let file = path.display().to_string();
+    if names_file {
+        assert!(err.contains(&file), "stderr does not name {file}:\n{err}");
+    }
+    if let Some(a) = anchor {
+        let (l, c) = line_col_of(scene, a);
+        let at = format!("{file}:{l}:{c}:");
+        assert!(err.contains(&at), "stderr lacks `{at}` (at `{a}`):\n{err}");
+    }
+    for e in expect {
+        assert!(err.contains(e), "stderr lacks `{e}`:\n{err}");
+    }
+    assert_no_output(&out_dir);
+    err
+}
+
+#[test]
+fn syntax_error_missing_comma() {
+    let s = edited("dt: 0.01,", "dt: 0.01");
+    // ron notices the missing comma at the next field.
+    expect_bad(&s, &[], Some("frames: 10"), &["syntax error", "comma"]);
+}
+
+#[test]
+fn unknown_field_typo_lists_the_allowed_fields() {
+    let s = edited("poisson_ratio: 0.3", "poison_ratio: 0.3");
+    expect_bad(
+        &s,
+        &[],
+        Some("poison_ratio"),
+        &[
+            "materials.\"block\".poison_ratio",
+            "unknown field `poison_ratio`",
+            "did you mean `poisson_ratio`",
+            "`density`, `youngs_modulus`, `poisson_ratio`, `model`, `damping`",
+        ],
+    );
+}
+
+#[test]
+fn unknown_enum_variant_lists_the_allowed_variants() {
+    let s = edited("Plane(name", "Plain(name");
+    expect_bad(
+        &s,
+        &[],
+        Some("Plain"),
+        &[
+            "colliders[0]",
+            "unknown variant `Plain`",
+            "`Plane`, `Box`, `Sphere`, `Cylinder`",
+        ],
+    );
+}
+
+#[test]
+fn unknown_elastic_model() {
+    let s = edited("poisson_ratio: 0.3)", "poisson_ratio: 0.3, model: Hookean)");
+    expect_bad(
+        &s,
+        &[],
+        Some("Hookean"),
+        &["unknown variant `Hookean`", "NeoHookean", "StableNeoHookean"],
+    );
+}
+
+#[test]
+fn wrong_type_string_for_a_number() {
+    let s = edited("dt: 0.01", "dt: \"fast\"");
+    expect_bad(
+        &s,
+        &[],
+        Some("\"fast\""),
+        &["dt = \"fast\"", "expected a number"],
+    );
+}
+
+#[test]
+fn wrong_type_float_for_a_whole_number() {
+    let s = edited("cells: (2, 2, 1)", "cells: (2.5, 2, 1)");
+    expect_bad(
+        &s,
+        &[],
+        Some("2.5"),
+        &["bodies[0].mesh.cells", "2.5", "whole number"],
+    );
+}
+
+#[test]
+fn missing_required_field() {
+    let s = edited("    dt: 0.01,\n", "");
+    // No position to point at for something absent: file and field only.
+    expect_bad(&s, &[], None, &["dt", "missing required field"]);
+}
+
+#[test]
+fn poisson_ratio_one_half_is_out_of_range() {
+    let s = edited("poisson_ratio: 0.3", "poisson_ratio: 0.5");
+    expect_bad(
+        &s,
+        &[],
+        Some("poisson_ratio"),
+        &["materials.\"block\".poisson_ratio = 0.5", "[0, 0.5)"],
+    );
+}
+
+#[test]
+fn negative_density() {
+    let s = edited("density: 1000.0", "density: -1000.0");
+    expect_bad(
+        &s,
+        &[],
+        Some("density"),
+        &["materials.\"block\".density = -1000.0", "must be > 0"],
+    );
+}
+
+#[test]
+fn nan_value() {
+    let s = edited("youngs_modulus: 1e6", "youngs_modulus: NaN");
+    expect_bad(
+        &s,
+        &[],
+        Some("youngs_modulus"),
+        &["youngs_modulus = NaN", "finite"],
+    );
+}
+
+#[test]
+fn unknown_material_name() {
+    let s = edited("material: \"block\"", "material: \"blok\"");
+    expect_bad(&s, &[], Some("material: \"blok\""), &["bodies[0].material", "blok", "block"]);
+}
+
+#[test]
+fn missing_mesh_file() {
+    let s = edited(
+        "Box(size: (0.1, 0.1, 0.1), cells: (2, 2, 1))",
+        "File(path: \"nope.vtu\")",
+    );
+    expect_bad(
+        &s,
+        &[],
+        Some("path"),
+        &[
+            "bodies[0].mesh.path = \"nope.vtu\"",
+            "file not found",
+            "relative to the scene file",
+        ],
+    );
+}
+
+#[test]
+fn garbage_mesh_file() {
+    // The file exists but is not VTK. The mesh reader, not the scene parser, finds this, so the
+    // message names the scene, the field and the mesh file but no line.
+    let garbage = fixture("garbage.vtu");
+    let s = edited(
+        "Box(size: (0.1, 0.1, 0.1), cells: (2, 2, 1))",
+        &format!("File(path: {:?})", garbage.display().to_string()),
+    );
+    expect_bad(
+        &s,
+        &[],
+        None,
+        &[
+            "bodies[0].mesh",
+            &garbage.display().to_string(),
+            "could not be parsed as VTK",
+            "legacy VTK file",
+            "VTK XML unstructured grid",
+        ],
+    );
+}
+
+#[test]
+fn kinematic_region_selecting_no_vertex() {
+    let s = edited(
+        "velocity: (0.1, 0.0, 0.0),",
+        "velocity: (0.1, 0.0, 0.0),\n            kinematic: [(region: Box(min: (5.0, 5.0, 5.0), max: (6.0, 6.0, 6.0)))],",
+    );
+    expect_bad(
+        &s,
+        &[],
+        None,
+        &["bodies[0].kinematic[0].region", "selects no vertex", "bounding box"],
+    );
+}
+
+#[test]
+fn set_path_that_does_not_exist() {
+    let err = expect_bad_set(
+        &["--set", "friction.pairs[0].muu=0.3"],
+        &[
+            "--set friction.pairs[0].muu=0.3",
+            "no field `muu`",
+            "did you mean `mu`",
+            "between, mu, mu_s, mu_v, v_s",
+        ],
+    );
+    assert!(!err.contains("panicked"));
+    expect_bad_set(
+        &["--set", "friction.pairs[3].mu=0.3"],
+        &["--set friction.pairs[3].mu=0.3", "1 element", "out of range"],
+    );
+}
+
+#[test]
+fn set_value_of_the_wrong_type() {
+    expect_bad_set(
+        &["--set", "friction.pairs[0].mu=abc"],
+        &["--set friction.pairs[0].mu=abc", "expected a number"],
+    );
+}
+
+#[test]
+fn set_value_out_of_range_names_the_override() {
+    // A value that is valid RON but out of range is found by validation: the message names the
+    // scene file and the override that set the value.
+    expect_bad(
+        &base_scene(),
+        &["--set", "materials.block.poisson_ratio=0.5"],
+        None,
+        &["(after --set materials.block.poisson_ratio=0.5)", "poisson_ratio = 0.5", "[0, 0.5)"],
+    );
+}
+
+#[test]
+fn unknown_command_line_flag() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out_dir = dir.path().join("out");
+    let scene = fixture("drop.ron");
+    let out = Command::new(BIN)
+        .args(["run", scene.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--bogus"])
+        .output()
+        .expect("run fricsim");
+    assert_bad_input(&out);
+    let err = stderr(&out);
+    assert!(err.contains("--bogus") && err.contains("unexpected argument"), "{err}");
+    assert!(err.contains("Usage"), "{err}");
+    assert_no_output(&out_dir);
+}
+
+/// Odd inputs of every kind: each is rejected with exit 2, a message, no output, no panic.
+#[test]
+fn no_input_panics() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let write = |name: &str, bytes: &[u8]| {
+        let p = d.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.display().to_string()
+    };
+    let mesh = |name: &str, bytes: &[u8]| {
+        let p = write(name, bytes);
+        write(
+            &format!("{name}.ron"),
+            edited(
+                "Box(size: (0.1, 0.1, 0.1), cells: (2, 2, 1))",
+                &format!("File(path: {p:?})"),
+            )
+            .as_bytes(),
+        )
+    };
+    let scene = |name: &str, from: &str, to: &str| write(name, edited(from, to).as_bytes());
+    let junk: Vec<u8> = (0..3000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let good = fixture("drop.ron").display().to_string();
+    let cases: Vec<Vec<String>> = vec![
+        vec![write("empty.ron", b"")],
+        vec![write("junk.ron", &junk)],
+        vec![write("latin1.ron", b"Scene(name: \"\xff\xfe\")")],
+        vec![d.display().to_string()],
+        vec![d.join("does_not_exist.ron").display().to_string()],
+        vec![write("deep.ron", format!("Scene(name: {}", "(".repeat(100_000)).as_bytes())],
+        vec![write("deep_list.ron", "[".repeat(100_000).as_bytes())],
+        vec![scene("huge.ron", "cells: (2, 2, 1)", "cells: (100000, 100000, 100000)")],
+        vec![scene("zero.ron", "cells: (2, 2, 1)", "cells: (0, 0, 0)")],
+        vec![scene("overflow.ron", "cells: (2, 2, 1)", "cells: (99999999999999999999, 1, 1)")],
+        vec![scene("negative.ron", "cells: (2, 2, 1)", "cells: (-2, 2, 1)")],
+        vec![scene("dt0.ron", "dt: 0.01", "dt: 0.0")],
+        vec![scene("dt_big.ron", "dt: 0.01", "dt: 1e308")],
+        vec![scene("inf.ron", "dt: 0.01", "dt: inf")],
+        vec![scene("frames0.ron", "frames: 10", "frames: 0")],
+        vec![scene("both.ron", "frames: 10", "frames: 10, duration: 1.0")],
+        vec![scene("nodt.ron", "frame_rate: 50.0", "frame_rate: 30.0")],
+        vec![scene("nobodies.ron", "bodies: [", "bodies: [], unused: [")],
+        vec![mesh("text.vtu", b"this is not a VTK file")],
+        vec![mesh("empty.vtk", b"")],
+        vec![mesh("random.vtu", &junk)],
+        vec![mesh(
+            "truncated.vtk",
+            b"# vtk DataFile Version 2.0\nt\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 double\n0 0 0 1 0 0\n",
+        )],
+        vec![mesh(
+            "bad_index.vtk",
+            b"# vtk DataFile Version 2.0\nt\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 double\n0 0 0 1 0 0 0 1 0 0 0 1\nCELLS 1 5\n4 0 1 2 9\nCELL_TYPES 1\n10\n",
+        )],
+        vec![mesh(
+            "flat.vtk",
+            b"# vtk DataFile Version 2.0\nt\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 double\n0 0 0 1 0 0 0 1 0 2 0 0\nCELLS 1 5\n4 0 1 2 3\nCELL_TYPES 1\n10\n",
+        )],
+        vec![mesh(
+            "xml.vtu",
+            b"<?xml version=\"1.0\"?><VTKFile type=\"UnstructuredGrid\" version=\"1.0\"><UnstructuredGrid><Piece NumberOfPoints=\"4\" NumberOfCells=\"1\"></Piece></UnstructuredGrid></VTKFile>",
+        )],
+        vec![good.clone(), "--set".into(), "foo".into()],
+        vec![good.clone(), "--set".into(), "=3".into()],
+        vec![good.clone(), "--set".into(), "bodies[99999999999999999999].name=\"x\"".into()],
+        vec![good.clone(), "--set".into(), "dt=NaN".into()],
+        vec![good.clone(), "--set".into(), "bodies[0]=3".into()],
+        vec![good.clone(), "--frames".into(), "-1".into()],
+        vec![good.clone(), "--frames".into(), "many".into()],
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        for cmd in ["check", "run"] {
+            let out_dir = d.join(format!("out{i}"));
+            let mut command = Command::new(BIN);
+            command.arg(cmd).args(case);
+            if cmd == "run" {
+                command.arg("--out").arg(&out_dir);
+            }
+            let out = command.output().expect("run fricsim");
+            let err = stderr(&out);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "case {i} `{cmd} {case:?}`: exit code\nstderr:\n{err}"
+            );
+            assert!(!err.contains("panicked"), "case {i} `{cmd} {case:?}` panicked:\n{err}");
+            assert!(!err.trim().is_empty(), "case {i} `{cmd} {case:?}`: no message");
+            assert_no_output(&out_dir);
+        }
+    }
+}
