@@ -23,7 +23,11 @@ fn base_scene() -> String {
 /// The fixture with `from` replaced (exactly once) by `to`.
 fn edited(from: &str, to: &str) -> String {
     let s = base_scene();
-    assert_eq!(s.matches(from).count(), 1, "edit anchor `{from}` must be unique");
+    assert_eq!(
+        s.matches(from).count(),
+        1,
+        "edit anchor `{from}` must be unique"
+    );
     s.replacen(from, to, 1)
 }
 
@@ -34,7 +38,10 @@ fn line_col_of(text: &str, anchor: &str) -> (usize, usize) {
         .unwrap_or_else(|| panic!("`{anchor}` not in the scene"));
     let before = &text[..at];
     let line = before.matches('\n').count() + 1;
-    let col = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
+    let col = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+        .chars()
+        .count()
+        + 1;
     (line, col)
 }
 
@@ -159,7 +166,11 @@ fn unknown_elastic_model() {
         &s,
         &[],
         Some("Hookean"),
-        &["unknown variant `Hookean`", "NeoHookean", "StableNeoHookean"],
+        &[
+            "unknown variant `Hookean`",
+            "NeoHookean",
+            "StableNeoHookean",
+        ],
     );
 }
 
@@ -228,7 +239,12 @@ fn nan_value() {
 #[test]
 fn unknown_material_name() {
     let s = edited("material: \"block\"", "material: \"blok\"");
-    expect_bad(&s, &[], Some("material: \"blok\""), &["bodies[0].material", "blok", "block"]);
+    expect_bad(
+        &s,
+        &[],
+        Some("material: \"blok\""),
+        &["bodies[0].material", "blok", "block"],
+    );
 }
 
 #[test]
@@ -282,7 +298,11 @@ fn kinematic_region_selecting_no_vertex() {
         &s,
         &[],
         None,
-        &["bodies[0].kinematic[0].region", "selects no vertex", "bounding box"],
+        &[
+            "bodies[0].kinematic[0].region",
+            "selects no vertex",
+            "bounding box",
+        ],
     );
 }
 
@@ -300,7 +320,11 @@ fn set_path_that_does_not_exist() {
     assert!(!err.contains("panicked"));
     expect_bad_set(
         &["--set", "friction.pairs[3].mu=0.3"],
-        &["--set friction.pairs[3].mu=0.3", "1 element", "out of range"],
+        &[
+            "--set friction.pairs[3].mu=0.3",
+            "1 element",
+            "out of range",
+        ],
     );
 }
 
@@ -320,7 +344,11 @@ fn set_value_out_of_range_names_the_override() {
         &base_scene(),
         &["--set", "materials.block.poisson_ratio=0.5"],
         None,
-        &["(after --set materials.block.poisson_ratio=0.5)", "poisson_ratio = 0.5", "[0, 0.5)"],
+        &[
+            "(after --set materials.block.poisson_ratio=0.5)",
+            "poisson_ratio = 0.5",
+            "[0, 0.5)",
+        ],
     );
 }
 
@@ -330,12 +358,21 @@ fn unknown_command_line_flag() {
     let out_dir = dir.path().join("out");
     let scene = fixture("drop.ron");
     let out = Command::new(BIN)
-        .args(["run", scene.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--bogus"])
+        .args([
+            "run",
+            scene.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--bogus",
+        ])
         .output()
         .expect("run fricsim");
     assert_bad_input(&out);
     let err = stderr(&out);
-    assert!(err.contains("--bogus") && err.contains("unexpected argument"), "{err}");
+    assert!(
+        err.contains("--bogus") && err.contains("unexpected argument"),
+        "{err}"
+    );
     assert!(err.contains("Usage"), "{err}");
     assert_no_output(&out_dir);
 }
@@ -362,7 +399,9 @@ fn no_input_panics() {
         )
     };
     let scene = |name: &str, from: &str, to: &str| write(name, edited(from, to).as_bytes());
-    let junk: Vec<u8> = (0..3000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let junk: Vec<u8> = (0..3000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
     let good = fixture("drop.ron").display().to_string();
     let cases: Vec<Vec<String>> = vec![
         vec![write("empty.ron", b"")],
@@ -425,8 +464,14 @@ fn no_input_panics() {
                 Some(2),
                 "case {i} `{cmd} {case:?}`: exit code\nstderr:\n{err}"
             );
-            assert!(!err.contains("panicked"), "case {i} `{cmd} {case:?}` panicked:\n{err}");
-            assert!(!err.trim().is_empty(), "case {i} `{cmd} {case:?}`: no message");
+            assert!(
+                !err.contains("panicked"),
+                "case {i} `{cmd} {case:?}` panicked:\n{err}"
+            );
+            assert!(
+                !err.trim().is_empty(),
+                "case {i} `{cmd} {case:?}`: no message"
+            );
             assert_no_output(&out_dir);
         }
     }

@@ -389,10 +389,7 @@ fn vtu_frames_read_back_with_vtkio() {
     );
     // Last frame: resting on the plane, so the plane pushes the block up.
     let fz: f64 = last.contact_force.iter().map(|f| f[2]).sum();
-    assert!(
-        fz > 0.0,
-        "no upward contact force in the last frame: {fz}"
-    );
+    assert!(fz > 0.0, "no upward contact force in the last frame: {fz}");
     // The box rotation is zero and nothing settles, so frame 0 is the rest configuration:
     // its tets must tile the 0.1 m cube, i.e. lumped masses add up to 1 kg (rounding ~1e-16).
     let m = lumped_masses(first, DENSITY);
@@ -429,9 +426,17 @@ fn last_vtu_matches_stats_centroid_columns() {
     // that and far below any real difference (one step moves the block by ~1e-4 m).
     for (c, name) in ["x", "y", "z"].iter().enumerate() {
         let s = row[col(&header, &format!("block.{name}"))];
-        assert!((s - x[c]).abs() < 1e-12, "block.{name}: csv {s}, vtu {}", x[c]);
+        assert!(
+            (s - x[c]).abs() < 1e-12,
+            "block.{name}: csv {s}, vtu {}",
+            x[c]
+        );
         let s = row[col(&header, &format!("block.v{name}"))];
-        assert!((s - v[c]).abs() < 1e-12, "block.v{name}: csv {s}, vtu {}", v[c]);
+        assert!(
+            (s - v[c]).abs() < 1e-12,
+            "block.v{name}: csv {s}, vtu {}",
+            v[c]
+        );
     }
     // The unweighted mean differs (corner nodes carry less mass), so the check above does
     // distinguish the two; at least its z lies within the same millimetre.
@@ -527,15 +532,25 @@ fn stats_csv_has_the_documented_columns_and_one_row_per_step() {
             "row {i}: time {} after {prev}",
             r[time]
         );
-        assert_eq!(r[col(&header, "converged")], 1.0, "row {i} did not converge");
+        assert_eq!(
+            r[col(&header, "converged")],
+            1.0,
+            "row {i} did not converge"
+        );
         assert!(r[col(&header, "newton_iters")] >= 1.0);
         assert!(r[col(&header, "wall_s")] >= 0.0);
         assert!(r[col(&header, "kinetic_energy")] >= 0.0);
-        assert!(r[col(&header, "kappa")] >= 1e4, "kappa never drops below the scene's 1e4");
+        assert!(
+            r[col(&header, "kappa")] >= 1e4,
+            "kappa never drops below the scene's 1e4"
+        );
     }
     let last = rows.last().unwrap();
     // Dropped 2 mm: it lands in the second step and rests on the plane at the end.
-    assert!(last[col(&header, "active_contacts")] > 0.0, "no contact at the end");
+    assert!(
+        last[col(&header, "active_contacts")] > 0.0,
+        "no contact at the end"
+    );
     let gap = last[col(&header, "min_gap")];
     assert!(
         (-DELTA..DELTA).contains(&gap),
@@ -554,7 +569,10 @@ fn effective_scene_reflects_set_and_frames_and_checks_clean() {
     let (_d, out_dir, out) = drop_run(&["--quiet"]);
     assert_exit(&out, 0);
     let original = fricsim::scene::load_scene(&fixture("drop.ron"), &[]).expect("fixture loads");
-    assert_ne!(original.scene.friction.pairs[0].mu, MU_SET, "fixture must differ");
+    assert_ne!(
+        original.scene.friction.pairs[0].mu, MU_SET,
+        "fixture must differ"
+    );
     assert_ne!(original.scene.frames, Some(FRAMES), "fixture must differ");
     let effective_path = out_dir.join("scene.effective.ron");
     let eff = fricsim::scene::load_scene(&effective_path, &[]).expect("effective scene loads");
@@ -640,7 +658,10 @@ fn file_mesh_scene_runs_and_its_effective_scene_rechecks_from_the_output_folder(
     assert_eq!((v.len(), faces.len()), (8, 12));
     assert_eq!(read_pvd(&out_dir.join("drop_file.pvd")).len(), 4);
     // The effective scene lives elsewhere than the scene: its mesh path must still resolve.
-    let check = fricsim(&["check", out_dir.join("scene.effective.ron").to_str().unwrap()]);
+    let check = fricsim(&[
+        "check",
+        out_dir.join("scene.effective.ron").to_str().unwrap(),
+    ]);
     assert_exit(&check, 0);
 }
 
@@ -648,7 +669,12 @@ fn no_converge(extra: &[&str]) -> (tempfile::TempDir, PathBuf, Output) {
     let dir = tempfile::tempdir().expect("temp dir");
     let out_dir = dir.path().join("out");
     let scene = fixture("no_converge.ron");
-    let mut args = vec!["run", scene.to_str().unwrap(), "--out", out_dir.to_str().unwrap()];
+    let mut args = vec![
+        "run",
+        scene.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
     args.extend_from_slice(extra);
     let out = fricsim(&args);
     (dir, out_dir, out)

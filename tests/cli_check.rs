@@ -1,0 +1,161 @@
+//! `fricsim check` through the real binary: the summary of a valid scene, exit codes, and that
+//! checking writes nothing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fricsim");
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// Runs `fricsim ARGS` in an empty temporary working directory, which must still be empty
+/// afterwards (check must not create `output/` or anything else).
+fn check(args: &[&str]) -> Output {
+    let cwd = tempfile::tempdir().expect("temp dir");
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(cwd.path())
+        .output()
+        .expect("run fricsim");
+    let left: Vec<_> = std::fs::read_dir(cwd.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "`fricsim {args:?}` wrote {left:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "panic:\n{err}");
+    out
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The number right after `key` in `s` (e.g. `mass 1.000000 kg` -> 1.0).
+fn number_after(s: &str, key: &str) -> f64 {
+    let at = s.find(key).unwrap_or_else(|| panic!("no `{key}` in:\n{s}")) + key.len();
+    let num: String = s[at..]
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'))
+        .collect();
+    num.parse()
+        .unwrap_or_else(|_| panic!("no number after `{key}` in:\n{s}"))
+}
+
+#[test]
+fn check_ramp10_summarizes_the_scene() {
+    let scene = repo("scenes/validation/ramp10.ron");
+    let out = check(&["check", scene.to_str().unwrap()]);
+    let s = stdout(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{s}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // ramp10: one Box body of 4 x 4 x 2 cells: 5 * 5 * 3 = 75 nodes, 6 * 32 = 192 tets; a 0.1 m
+    // cube of density 1000 weighs 1 kg; dt 0.01 s; the Penalty pipeline.
+    assert!(s.contains("scene 'ramp10'"), "{s}");
+    assert!(s.contains("solid 'block'"), "{s}");
+    assert!(s.contains("75 nodes"), "{s}");
+    assert!(s.contains("192 tets"), "{s}");
+    // The mass is printed with 6 decimals: 5e-7 kg is the print rounding.
+    let mass = number_after(&s, "mass");
+    assert!((mass - 1.0).abs() <= 5e-7, "mass {mass}\n{s}");
+    assert!(s.contains("dt 0.01 s"), "{s}");
+    assert!(s.contains("pipeline: Penalty"), "{s}");
+    assert!(s.contains("Implicit friction"), "{s}");
+    let mb = number_after(&s, "estimated memory:");
+    // 192 tets, 225 DOFs: a few hundred kB to a few MB; 0 or absurd sizes mean a broken estimate.
+    assert!(mb > 0.01 && mb < 100.0, "estimated memory {mb} MB\n{s}");
+    assert!(s.contains("MB"), "{s}");
+    // 2 s at 10 frames/s and dt 0.01: 20 frames, 10 steps per frame.
+    assert!(s.contains("20 frames"), "{s}");
+    assert!(s.contains("10 steps/frame"), "{s}");
+}
+
+#[test]
+fn check_honours_set_overrides() {
+    let scene = repo("scenes/validation/ramp10.ron");
+    let out = check(&[
+        "check",
+        scene.to_str().unwrap(),
+        "--set",
+        "dt=0.005",
+        "--set",
+        "bodies[0].mesh.cells=(2, 2, 1)",
+    ]);
+    let s = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert!(s.contains("dt 0.005 s"), "{s}");
+    // 2 x 2 x 1 cells: 18 nodes, 24 tets.
+    assert!(s.contains("18 nodes") && s.contains("24 tets"), "{s}");
+}
+
+#[test]
+fn check_file_mesh_scene() {
+    // cube6.vtk: a 0.1 m cube of 8 vertices and 6 tets; density 1000 -> 1 kg.
+    let out = check(&[
+        "check",
+        repo("tests/fixtures/drop_file.ron").to_str().unwrap(),
+    ]);
+    let s = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert!(s.contains("8 nodes") && s.contains("6 tets"), "{s}");
+    assert!((number_after(&s, "mass") - 1.0).abs() <= 5e-7, "{s}");
+}
+
+#[test]
+fn every_shipped_scene_checks_clean() {
+    let mut scenes = Vec::new();
+    let mut dirs = vec![repo("scenes")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "ron") {
+                scenes.push(p);
+            }
+        }
+    }
+    assert!(
+        scenes.len() >= 4,
+        "expected the validation scenes, found {scenes:?}"
+    );
+    for p in scenes {
+        let out = check(&["check", p.to_str().unwrap()]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{p:?}:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn check_bad_scene_exits_2_with_the_message_on_stderr() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bad = dir.path().join("bad.ron");
+    let text = std::fs::read_to_string(repo("scenes/validation/ramp10.ron"))
+        .unwrap()
+        .replace("poisson_ratio: 0.3", "poisson_ratio: 0.7");
+    std::fs::write(&bad, text).unwrap();
+    let out = check(&["check", bad.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&bad.display().to_string()), "{err}");
+    assert!(
+        err.contains("poisson_ratio = 0.7") && err.contains("[0, 0.5)"),
+        "{err}"
+    );
+    assert_eq!(stdout(&out), "", "no summary for a bad scene");
+    // A scene that does not exist at all.
+    let out = check(&["check", dir.path().join("missing.ron").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.ron"));
+}
