@@ -307,6 +307,30 @@ fn kinematic_region_selecting_no_vertex() {
 }
 
 #[test]
+fn run_length_beyond_any_counter_is_rejected() {
+    // 1 / (frame_rate * dt) = 1e302 steps per frame: the step count would not fit 64 bits.
+    let s = edited("frame_rate: 50.0", "frame_rate: 1e-300");
+    expect_bad(
+        &s,
+        &[],
+        Some("frame_rate"),
+        &["frame_rate = 1e-300", "at most 1e12 steps"],
+    );
+    let s = edited("frames: 10", "duration: 1e300");
+    expect_bad(
+        &s,
+        &[],
+        Some("duration"),
+        &["duration = 1e300", "at most 1e12 steps"],
+    );
+    // --frames is an override: the message names it.
+    expect_bad_set(
+        &["--frames", "18446744073709551615"],
+        &["frames = 18446744073709551615", "at most 1e12 steps"],
+    );
+}
+
+#[test]
 fn set_path_that_does_not_exist() {
     let err = expect_bad_set(
         &["--set", "friction.pairs[0].muu=0.3"],

@@ -10,6 +10,8 @@ use std::path::Path;
 
 /// Upper bound on the tetrahedra of one procedural mesh (about 10 GB of model data).
 pub const MAX_TETS: usize = 50_000_000;
+/// Upper bound on the time steps of a run (1e12: months of wall time even at 1e5 steps/s).
+pub const MAX_STEPS: f64 = 1e12;
 
 /// A problem found in a typed scene, before it is given a file position.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,7 +120,31 @@ fn time(c: &mut Checks, s: &Scene) {
     if s.dt.is_finite() && s.dt > 0.0 && s.frame_rate.is_finite() && s.frame_rate > 0.0 {
         let steps = 1.0 / (s.frame_rate * s.dt);
         let whole = steps.round();
-        if whole < 1.0 {
+        // The step count must fit the counters: `frame_rate: 1e-300` or `frames` near 2^64
+        // would overflow `frames * steps_per_frame` (a panic in debug builds, a wrapped count
+        // in release).
+        let frames = match (s.frames, s.duration) {
+            (Some(f), _) => f as f64,
+            (None, Some(d)) => (d * s.frame_rate).ceil(),
+            (None, None) => 1.0,
+        };
+        if !(whole <= MAX_STEPS) {
+            c.push(
+                "frame_rate",
+                Some(fmt_f(s.frame_rate)),
+                format!("one frame would take {steps:.3e} steps of dt = {}; at most {MAX_STEPS:e} steps are allowed", fmt_f(s.dt)),
+            );
+        } else if !(whole * frames <= MAX_STEPS) {
+            let (field, value) = match (s.frames, s.duration) {
+                (Some(f), _) => ("frames", f.to_string()),
+                (None, d) => ("duration", fmt_f(d.unwrap_or(0.0))),
+            };
+            c.push(
+                field,
+                Some(value),
+                format!("the run would take {:.3e} steps of dt = {}; at most {MAX_STEPS:e} steps are allowed", whole * frames, fmt_f(s.dt)),
+            );
+        } else if whole < 1.0 {
             c.push(
                 "dt",
                 Some(fmt_f(s.dt)),
