@@ -159,3 +159,21 @@ fn check_bad_scene_exits_2_with_the_message_on_stderr() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.ron"));
 }
+
+#[test]
+fn version_and_help_exit_0_and_a_missing_subcommand_exits_2() {
+    let out = check(&["--version"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stdout(&out).trim(),
+        format!("fricsim {}", env!("CARGO_PKG_VERSION"))
+    );
+    let out = check(&["run", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    for flag in ["--out", "--set", "--frames", "--quiet"] {
+        assert!(stdout(&out).contains(flag), "run --help lacks {flag}");
+    }
+    let out = check(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage"));
+}
