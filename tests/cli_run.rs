@@ -667,6 +667,50 @@ fn file_mesh_scene_runs_and_its_effective_scene_rechecks_from_the_output_folder(
     assert_exit(&check, 0);
 }
 
+#[test]
+fn rerun_into_the_same_folder_leaves_no_stale_frames() {
+    let (_d, out_dir, out) = drop_run(&["--quiet"]);
+    assert_exit(&out, 0);
+    let notes = out_dir.join("vtk/notes.txt");
+    std::fs::write(&notes, "mine").unwrap();
+    // Same folder, fewer frames: frames 3..=6 of the first run must not survive next to the
+    // new 0..=2 (ParaView would show them as part of the series).
+    let scene = fixture("drop.ron");
+    let out = fricsim(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--frames",
+        "2",
+        "--quiet",
+    ]);
+    assert_exit(&out, 0);
+    let names = |sub: &str| {
+        let mut v: Vec<String> = std::fs::read_dir(out_dir.join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        names("vtk"),
+        [
+            "block_00000.vtu",
+            "block_00001.vtu",
+            "block_00002.vtu",
+            "notes.txt"
+        ]
+    );
+    assert_eq!(
+        names("ply"),
+        ["block_00000.ply", "block_00001.ply", "block_00002.ply"]
+    );
+    assert_eq!(read_pvd(&out_dir.join("drop.pvd")).len(), 3);
+    assert_eq!(std::fs::read_to_string(notes).unwrap(), "mine");
+}
+
 fn no_converge(extra: &[&str]) -> (tempfile::TempDir, PathBuf, Output) {
     let dir = tempfile::tempdir().expect("temp dir");
     let out_dir = dir.path().join("out");

@@ -19,9 +19,20 @@ pub struct FrameWriter {
 
 impl FrameWriter {
     pub fn new(model: &Model, out_dir: &Path) -> Result<FrameWriter, OutputError> {
-        for sub in ["vtk", "ply"] {
-            std::fs::create_dir_all(out_dir.join(sub))
-                .map_err(|e| OutputError::io(&out_dir.join(sub), "creating the folder", e))?;
+        for (sub, ext) in [("vtk", ".vtu"), ("ply", ".ply")] {
+            let dir = out_dir.join(sub);
+            std::fs::create_dir_all(&dir).map_err(|e| OutputError::io(&dir, "creating the folder", e))?;
+            // A previous run into the same folder may have written more frames: remove this
+            // model's frame files so that none is mistaken for a frame of this run (ParaView
+            // groups `block_*.vtu` into one series). Other files are left alone.
+            let entries = std::fs::read_dir(&dir).map_err(|e| OutputError::io(&dir, "listing the folder", e))?;
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let stale = name.to_str().is_some_and(|n| model.solids.iter().any(|s| is_frame_file(n, &s.name, ext)));
+                if stale {
+                    std::fs::remove_file(entry.path()).map_err(|e| OutputError::io(&entry.path(), "removing a stale frame", e))?;
+                }
+            }
         }
         let local = model
             .solids
@@ -85,4 +96,12 @@ impl FrameWriter {
         }
         Ok(())
     }
+}
+
+/// Whether `name` is `<body>_<frame digits><ext>`, a frame file this writer names.
+fn is_frame_file(name: &str, body: &str, ext: &str) -> bool {
+    name.strip_prefix(body)
+        .and_then(|r| r.strip_prefix('_'))
+        .and_then(|r| r.strip_suffix(ext))
+        .is_some_and(|d| d.len() >= 5 && d.bytes().all(|b| b.is_ascii_digit()))
 }

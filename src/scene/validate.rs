@@ -128,13 +128,13 @@ fn time(c: &mut Checks, s: &Scene) {
             (None, Some(d)) => (d * s.frame_rate).ceil(),
             (None, None) => 1.0,
         };
-        if !(whole <= MAX_STEPS) {
+        if whole > MAX_STEPS {
             c.push(
                 "frame_rate",
                 Some(fmt_f(s.frame_rate)),
                 format!("one frame would take {steps:.3e} steps of dt = {}; at most {MAX_STEPS:e} steps are allowed", fmt_f(s.dt)),
             );
-        } else if !(whole * frames <= MAX_STEPS) {
+        } else if whole * frames > MAX_STEPS {
             let (field, value) = match (s.frames, s.duration) {
                 (Some(f), _) => ("frames", f.to_string()),
                 (None, d) => ("duration", fmt_f(d.unwrap_or(0.0))),
