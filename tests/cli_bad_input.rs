@@ -465,6 +465,11 @@ fn no_input_panics() {
             "xml.vtu",
             b"<?xml version=\"1.0\"?><VTKFile type=\"UnstructuredGrid\" version=\"1.0\"><UnstructuredGrid><Piece NumberOfPoints=\"4\" NumberOfCells=\"1\"></Piece></UnstructuredGrid></VTKFile>",
         )],
+        // vtkio 0.7.0-rc2 panics on this (a slice out of range while decoding base64).
+        vec![mesh(
+            "bad_base64.vtu",
+            br#"<?xml version="1.0"?><VTKFile type="UnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64" compressor="vtkZLibDataCompressor"><UnstructuredGrid><Piece NumberOfPoints="4" NumberOfCells="1"><Points><DataArray type="Float64" NumberOfComponents="3" format="binary">AAAAAAAA</DataArray></Points><Cells><DataArray type="Int64" Name="connectivity" format="binary">!!!</DataArray><DataArray type="Int64" Name="offsets" format="binary">AA==</DataArray><DataArray type="UInt8" Name="types" format="binary">AA==</DataArray></Cells></Piece></UnstructuredGrid></VTKFile>"#,
+        )],
         vec![good.clone(), "--set".into(), "foo".into()],
         vec![good.clone(), "--set".into(), "=3".into()],
         vec![good.clone(), "--set".into(), "bodies[99999999999999999999].name=\"x\"".into()],
