@@ -11,9 +11,7 @@ use std::process::{Command, Output};
 const BIN: &str = env!("CARGO_BIN_EXE_fricsim");
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
 fn base_scene() -> String {
@@ -23,25 +21,16 @@ fn base_scene() -> String {
 /// The fixture with `from` replaced (exactly once) by `to`.
 fn edited(from: &str, to: &str) -> String {
     let s = base_scene();
-    assert_eq!(
-        s.matches(from).count(),
-        1,
-        "edit anchor `{from}` must be unique"
-    );
+    assert_eq!(s.matches(from).count(), 1, "edit anchor `{from}` must be unique");
     s.replacen(from, to, 1)
 }
 
 /// 1-based line and column (in characters) of the first `anchor` in `text`.
 fn line_col_of(text: &str, anchor: &str) -> (usize, usize) {
-    let at = text
-        .find(anchor)
-        .unwrap_or_else(|| panic!("`{anchor}` not in the scene"));
+    let at = text.find(anchor).unwrap_or_else(|| panic!("`{anchor}` not in the scene"));
     let before = &text[..at];
     let line = before.matches('\n').count() + 1;
-    let col = before[before.rfind('\n').map_or(0, |i| i + 1)..]
-        .chars()
-        .count()
-        + 1;
+    let col = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
     (line, col)
 }
 
@@ -52,21 +41,15 @@ fn stderr(out: &Output) -> String {
 /// Nothing was written: the output folder does not exist or is empty.
 fn assert_no_output(out_dir: &Path) {
     if out_dir.exists() {
-        let entries: Vec<_> = std::fs::read_dir(out_dir)
-            .expect("read out dir")
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        let entries: Vec<_> =
+            std::fs::read_dir(out_dir).expect("read out dir").map(|e| e.unwrap().file_name()).collect();
         assert!(entries.is_empty(), "bad input wrote {entries:?}");
     }
 }
 
 fn assert_bad_input(out: &Output) {
     let err = stderr(out);
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "exit code for bad input\nstderr:\n{err}"
-    );
+    assert_eq!(out.status.code(), Some(2), "exit code for bad input\nstderr:\n{err}");
     assert!(!err.contains("panicked"), "panic on bad input:\n{err}");
     assert!(!err.trim().is_empty(), "no message for bad input");
 }
@@ -84,23 +67,12 @@ fn expect_bad_set(args: &[&str], expect: &[&str]) -> String {
     expect_bad_from(&base_scene(), args, false, None, expect)
 }
 
-fn expect_bad_from(
-    scene: &str,
-    args: &[&str],
-    names_file: bool,
-    anchor: Option<&str>,
-    expect: &[&str],
-) -> String {
+fn expect_bad_from(scene: &str, args: &[&str], names_file: bool, anchor: Option<&str>, expect: &[&str]) -> String {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("bad.ron");
     std::fs::write(&path, scene).expect("write scene");
     let out_dir = dir.path().join("out");
-    let mut all = vec![
-        "run",
-        path.to_str().unwrap(),
-        "--out",
-        out_dir.to_str().unwrap(),
-    ];
+    let mut all = vec!["run", path.to_str().unwrap(), "--out", out_dir.to_str().unwrap()];
     all.extend_from_slice(args);
     let out = Command::new(BIN).args(&all).output().expect("run fricsim");
     assert_bad_input(&out);
@@ -151,49 +123,26 @@ fn unknown_enum_variant_lists_the_allowed_variants() {
         &s,
         &[],
         Some("Plain"),
-        &[
-            "colliders[0]",
-            "unknown variant `Plain`",
-            "`Plane`, `Box`, `Sphere`, `Cylinder`",
-        ],
+        &["colliders[0]", "unknown variant `Plain`", "`Plane`, `Box`, `Sphere`, `Cylinder`"],
     );
 }
 
 #[test]
 fn unknown_elastic_model() {
     let s = edited("poisson_ratio: 0.3)", "poisson_ratio: 0.3, model: Hookean)");
-    expect_bad(
-        &s,
-        &[],
-        Some("Hookean"),
-        &[
-            "unknown variant `Hookean`",
-            "NeoHookean",
-            "StableNeoHookean",
-        ],
-    );
+    expect_bad(&s, &[], Some("Hookean"), &["unknown variant `Hookean`", "NeoHookean", "StableNeoHookean"]);
 }
 
 #[test]
 fn wrong_type_string_for_a_number() {
     let s = edited("dt: 0.01", "dt: \"fast\"");
-    expect_bad(
-        &s,
-        &[],
-        Some("\"fast\""),
-        &["dt = \"fast\"", "expected a number"],
-    );
+    expect_bad(&s, &[], Some("\"fast\""), &["dt = \"fast\"", "expected a number"]);
 }
 
 #[test]
 fn wrong_type_float_for_a_whole_number() {
     let s = edited("cells: (2, 2, 1)", "cells: (2.5, 2, 1)");
-    expect_bad(
-        &s,
-        &[],
-        Some("2.5"),
-        &["bodies[0].mesh.cells", "2.5", "whole number"],
-    );
+    expect_bad(&s, &[], Some("2.5"), &["bodies[0].mesh.cells", "2.5", "whole number"]);
 }
 
 #[test]
@@ -206,62 +155,35 @@ fn missing_required_field() {
 #[test]
 fn poisson_ratio_one_half_is_out_of_range() {
     let s = edited("poisson_ratio: 0.3", "poisson_ratio: 0.5");
-    expect_bad(
-        &s,
-        &[],
-        Some("poisson_ratio"),
-        &["materials.\"block\".poisson_ratio = 0.5", "[0, 0.5)"],
-    );
+    expect_bad(&s, &[], Some("poisson_ratio"), &["materials.\"block\".poisson_ratio = 0.5", "[0, 0.5)"]);
 }
 
 #[test]
 fn negative_density() {
     let s = edited("density: 1000.0", "density: -1000.0");
-    expect_bad(
-        &s,
-        &[],
-        Some("density"),
-        &["materials.\"block\".density = -1000.0", "must be > 0"],
-    );
+    expect_bad(&s, &[], Some("density"), &["materials.\"block\".density = -1000.0", "must be > 0"]);
 }
 
 #[test]
 fn nan_value() {
     let s = edited("youngs_modulus: 1e6", "youngs_modulus: NaN");
-    expect_bad(
-        &s,
-        &[],
-        Some("youngs_modulus"),
-        &["youngs_modulus = NaN", "finite"],
-    );
+    expect_bad(&s, &[], Some("youngs_modulus"), &["youngs_modulus = NaN", "finite"]);
 }
 
 #[test]
 fn unknown_material_name() {
     let s = edited("material: \"block\"", "material: \"blok\"");
-    expect_bad(
-        &s,
-        &[],
-        Some("material: \"blok\""),
-        &["bodies[0].material", "blok", "block"],
-    );
+    expect_bad(&s, &[], Some("material: \"blok\""), &["bodies[0].material", "blok", "block"]);
 }
 
 #[test]
 fn missing_mesh_file() {
-    let s = edited(
-        "Box(size: (0.1, 0.1, 0.1), cells: (2, 2, 1))",
-        "File(path: \"nope.vtu\")",
-    );
+    let s = edited("Box(size: (0.1, 0.1, 0.1), cells: (2, 2, 1))", "File(path: \"nope.vtu\")");
     expect_bad(
         &s,
         &[],
         Some("path"),
-        &[
-            "bodies[0].mesh.path = \"nope.vtu\"",
-            "file not found",
-            "relative to the scene file",
-        ],
+        &["bodies[0].mesh.path = \"nope.vtu\"", "file not found", "relative to the scene file"],
     );
 }
 
@@ -294,70 +216,36 @@ fn kinematic_region_selecting_no_vertex() {
         "velocity: (0.1, 0.0, 0.0),",
         "velocity: (0.1, 0.0, 0.0),\n            kinematic: [(region: Box(min: (5.0, 5.0, 5.0), max: (6.0, 6.0, 6.0)))],",
     );
-    expect_bad(
-        &s,
-        &[],
-        None,
-        &[
-            "bodies[0].kinematic[0].region",
-            "selects no vertex",
-            "bounding box",
-        ],
-    );
+    expect_bad(&s, &[], None, &["bodies[0].kinematic[0].region", "selects no vertex", "bounding box"]);
 }
 
 #[test]
 fn run_length_beyond_any_counter_is_rejected() {
     // 1 / (frame_rate * dt) = 1e302 steps per frame: the step count would not fit 64 bits.
     let s = edited("frame_rate: 50.0", "frame_rate: 1e-300");
-    expect_bad(
-        &s,
-        &[],
-        Some("frame_rate"),
-        &["frame_rate = 1e-300", "at most 1e12 steps"],
-    );
+    expect_bad(&s, &[], Some("frame_rate"), &["frame_rate = 1e-300", "at most 1e12 steps"]);
     let s = edited("frames: 10", "duration: 1e300");
-    expect_bad(
-        &s,
-        &[],
-        Some("duration"),
-        &["duration = 1e300", "at most 1e12 steps"],
-    );
+    expect_bad(&s, &[], Some("duration"), &["duration = 1e300", "at most 1e12 steps"]);
     // --frames is an override: the message names it.
-    expect_bad_set(
-        &["--frames", "18446744073709551615"],
-        &["frames = 18446744073709551615", "at most 1e12 steps"],
-    );
+    expect_bad_set(&["--frames", "18446744073709551615"], &["frames = 18446744073709551615", "at most 1e12 steps"]);
 }
 
 #[test]
 fn set_path_that_does_not_exist() {
     let err = expect_bad_set(
         &["--set", "friction.pairs[0].muu=0.3"],
-        &[
-            "--set friction.pairs[0].muu=0.3",
-            "no field `muu`",
-            "did you mean `mu`",
-            "between, mu, mu_s, mu_v, v_s",
-        ],
+        &["--set friction.pairs[0].muu=0.3", "no field `muu`", "did you mean `mu`", "between, mu, mu_s, mu_v, v_s"],
     );
     assert!(!err.contains("panicked"));
     expect_bad_set(
         &["--set", "friction.pairs[3].mu=0.3"],
-        &[
-            "--set friction.pairs[3].mu=0.3",
-            "1 element",
-            "out of range",
-        ],
+        &["--set friction.pairs[3].mu=0.3", "1 element", "out of range"],
     );
 }
 
 #[test]
 fn set_value_of_the_wrong_type() {
-    expect_bad_set(
-        &["--set", "friction.pairs[0].mu=abc"],
-        &["--set friction.pairs[0].mu=abc", "expected a number"],
-    );
+    expect_bad_set(&["--set", "friction.pairs[0].mu=abc"], &["--set friction.pairs[0].mu=abc", "expected a number"]);
 }
 
 #[test]
@@ -368,11 +256,7 @@ fn set_value_out_of_range_names_the_override() {
         &base_scene(),
         &["--set", "materials.block.poisson_ratio=0.5"],
         None,
-        &[
-            "(after --set materials.block.poisson_ratio=0.5)",
-            "poisson_ratio = 0.5",
-            "[0, 0.5)",
-        ],
+        &["(after --set materials.block.poisson_ratio=0.5)", "poisson_ratio = 0.5", "[0, 0.5)"],
     );
 }
 
@@ -382,21 +266,12 @@ fn unknown_command_line_flag() {
     let out_dir = dir.path().join("out");
     let scene = fixture("drop.ron");
     let out = Command::new(BIN)
-        .args([
-            "run",
-            scene.to_str().unwrap(),
-            "--out",
-            out_dir.to_str().unwrap(),
-            "--bogus",
-        ])
+        .args(["run", scene.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--bogus"])
         .output()
         .expect("run fricsim");
     assert_bad_input(&out);
     let err = stderr(&out);
-    assert!(
-        err.contains("--bogus") && err.contains("unexpected argument"),
-        "{err}"
-    );
+    assert!(err.contains("--bogus") && err.contains("unexpected argument"), "{err}");
     assert!(err.contains("Usage"), "{err}");
     assert_no_output(&out_dir);
 }
@@ -415,17 +290,11 @@ fn no_input_panics() {
         let p = write(name, bytes);
         write(
             &format!("{name}.ron"),
-            edited(
-                "Box(size: (0.1, 0.1, 0.1), cells: (2, 2, 1))",
-                &format!("File(path: {p:?})"),
-            )
-            .as_bytes(),
+            edited("Box(size: (0.1, 0.1, 0.1), cells: (2, 2, 1))", &format!("File(path: {p:?})")).as_bytes(),
         )
     };
     let scene = |name: &str, from: &str, to: &str| write(name, edited(from, to).as_bytes());
-    let junk: Vec<u8> = (0..3000u32)
-        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
-        .collect();
+    let junk: Vec<u8> = (0..3000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     let good = fixture("drop.ron").display().to_string();
     let cases: Vec<Vec<String>> = vec![
         vec![write("empty.ron", b"")],
@@ -488,19 +357,9 @@ fn no_input_panics() {
             }
             let out = command.output().expect("run fricsim");
             let err = stderr(&out);
-            assert_eq!(
-                out.status.code(),
-                Some(2),
-                "case {i} `{cmd} {case:?}`: exit code\nstderr:\n{err}"
-            );
-            assert!(
-                !err.contains("panicked"),
-                "case {i} `{cmd} {case:?}` panicked:\n{err}"
-            );
-            assert!(
-                !err.trim().is_empty(),
-                "case {i} `{cmd} {case:?}`: no message"
-            );
+            assert_eq!(out.status.code(), Some(2), "case {i} `{cmd} {case:?}`: exit code\nstderr:\n{err}");
+            assert!(!err.contains("panicked"), "case {i} `{cmd} {case:?}` panicked:\n{err}");
+            assert!(!err.trim().is_empty(), "case {i} `{cmd} {case:?}`: no message");
             assert_no_output(&out_dir);
         }
     }

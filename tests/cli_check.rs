@@ -14,15 +14,8 @@ fn repo(rel: &str) -> PathBuf {
 /// afterwards (check must not create `output/` or anything else).
 fn check(args: &[&str]) -> Output {
     let cwd = tempfile::tempdir().expect("temp dir");
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(cwd.path())
-        .output()
-        .expect("run fricsim");
-    let left: Vec<_> = std::fs::read_dir(cwd.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
+    let out = Command::new(BIN).args(args).current_dir(cwd.path()).output().expect("run fricsim");
+    let left: Vec<_> = std::fs::read_dir(cwd.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(left.is_empty(), "`fricsim {args:?}` wrote {left:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "panic:\n{err}");
@@ -41,8 +34,7 @@ fn number_after(s: &str, key: &str) -> f64 {
         .chars()
         .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'))
         .collect();
-    num.parse()
-        .unwrap_or_else(|_| panic!("no number after `{key}` in:\n{s}"))
+    num.parse().unwrap_or_else(|_| panic!("no number after `{key}` in:\n{s}"))
 }
 
 #[test]
@@ -50,12 +42,7 @@ fn check_ramp10_summarizes_the_scene() {
     let scene = repo("scenes/validation/ramp10.ron");
     let out = check(&["check", scene.to_str().unwrap()]);
     let s = stdout(&out);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{s}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(0), "{s}\n{}", String::from_utf8_lossy(&out.stderr));
     // ramp10: one Box body of 4 x 4 x 2 cells: 5 * 5 * 3 = 75 nodes, 6 * 32 = 192 tets; a 0.1 m
     // cube of density 1000 weighs 1 kg; dt 0.01 s; the Penalty pipeline.
     assert!(s.contains("scene 'ramp10'"), "{s}");
@@ -80,14 +67,8 @@ fn check_ramp10_summarizes_the_scene() {
 #[test]
 fn check_honours_set_overrides() {
     let scene = repo("scenes/validation/ramp10.ron");
-    let out = check(&[
-        "check",
-        scene.to_str().unwrap(),
-        "--set",
-        "dt=0.005",
-        "--set",
-        "bodies[0].mesh.cells=(2, 2, 1)",
-    ]);
+    let out =
+        check(&["check", scene.to_str().unwrap(), "--set", "dt=0.005", "--set", "bodies[0].mesh.cells=(2, 2, 1)"]);
     let s = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{s}");
     assert!(s.contains("dt 0.005 s"), "{s}");
@@ -98,10 +79,7 @@ fn check_honours_set_overrides() {
 #[test]
 fn check_file_mesh_scene() {
     // cube6.vtk: a 0.1 m cube of 8 vertices and 6 tets; density 1000 -> 1 kg.
-    let out = check(&[
-        "check",
-        repo("tests/fixtures/drop_file.ron").to_str().unwrap(),
-    ]);
+    let out = check(&["check", repo("tests/fixtures/drop_file.ron").to_str().unwrap()]);
     let s = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{s}");
     assert!(s.contains("8 nodes") && s.contains("6 tets"), "{s}");
@@ -122,18 +100,10 @@ fn every_shipped_scene_checks_clean() {
             }
         }
     }
-    assert!(
-        scenes.len() >= 4,
-        "expected the validation scenes, found {scenes:?}"
-    );
+    assert!(scenes.len() >= 4, "expected the validation scenes, found {scenes:?}");
     for p in scenes {
         let out = check(&["check", p.to_str().unwrap()]);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{p:?}:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_eq!(out.status.code(), Some(0), "{p:?}:\n{}", String::from_utf8_lossy(&out.stderr));
     }
 }
 
@@ -149,10 +119,7 @@ fn check_bad_scene_exits_2_with_the_message_on_stderr() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains(&bad.display().to_string()), "{err}");
-    assert!(
-        err.contains("poisson_ratio = 0.7") && err.contains("[0, 0.5)"),
-        "{err}"
-    );
+    assert!(err.contains("poisson_ratio = 0.7") && err.contains("[0, 0.5)"), "{err}");
     assert_eq!(stdout(&out), "", "no summary for a bad scene");
     // A scene that does not exist at all.
     let out = check(&["check", dir.path().join("missing.ron").to_str().unwrap()]);
@@ -164,10 +131,7 @@ fn check_bad_scene_exits_2_with_the_message_on_stderr() {
 fn version_and_help_exit_0_and_a_missing_subcommand_exits_2() {
     let out = check(&["--version"]);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(
-        stdout(&out).trim(),
-        format!("fricsim {}", env!("CARGO_PKG_VERSION"))
-    );
+    assert_eq!(stdout(&out).trim(), format!("fricsim {}", env!("CARGO_PKG_VERSION")));
     let out = check(&["run", "--help"]);
     assert_eq!(out.status.code(), Some(0));
     for flag in ["--out", "--set", "--frames", "--quiet"] {

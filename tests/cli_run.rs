@@ -38,16 +38,11 @@ const MU_SET: f64 = 0.25;
 const TIME_TOL: f64 = 1e-12;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
 fn fricsim(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("run the fricsim binary")
+    Command::new(BIN).args(args).output().expect("run the fricsim binary")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -62,11 +57,7 @@ fn assert_exit(out: &Output, code: i32) {
         text(&out.stdout),
         text(&out.stderr)
     );
-    assert!(
-        !text(&out.stderr).contains("panicked"),
-        "panic:\n{}",
-        text(&out.stderr)
-    );
+    assert!(!text(&out.stderr).contains("panicked"), "panic:\n{}", text(&out.stderr));
 }
 
 /// Runs drop.ron with `--frames FRAMES --set mu` (plus `extra` arguments) into a fresh folder.
@@ -76,16 +67,8 @@ fn drop_run(extra: &[&str]) -> (tempfile::TempDir, PathBuf, Output) {
     let scene = fixture("drop.ron");
     let frames = FRAMES.to_string();
     let set = format!("friction.pairs[0].mu={MU_SET}");
-    let mut args = vec![
-        "run",
-        scene.to_str().unwrap(),
-        "--out",
-        out_dir.to_str().unwrap(),
-        "--frames",
-        &frames,
-        "--set",
-        &set,
-    ];
+    let mut args =
+        vec!["run", scene.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--frames", &frames, "--set", &set];
     args.extend_from_slice(extra);
     let out = fricsim(&args);
     (dir, out_dir, out)
@@ -131,10 +114,7 @@ fn read_vtu(path: &Path) -> UnstructuredGridPiece {
     match vtk.data {
         DataSet::UnstructuredGrid { mut pieces, .. } => {
             assert_eq!(pieces.len(), 1, "{path:?}: pieces");
-            pieces
-                .remove(0)
-                .into_loaded_piece_data(None)
-                .expect("inline piece")
+            pieces.remove(0).into_loaded_piece_data(None).expect("inline piece")
         }
         other => panic!("{path:?}: expected an unstructured grid, got {other:?}"),
     }
@@ -199,10 +179,7 @@ fn read_frame(path: &Path) -> Frame {
         start = end as usize;
     }
     let n = points.len() / 3;
-    assert!(
-        tets.iter().flatten().all(|&i| i < n),
-        "{path:?}: connectivity beyond the points"
-    );
+    assert!(tets.iter().flatten().all(|&i| i < n), "{path:?}: connectivity beyond the points");
     let vec3 = |name: &str| {
         let (comps, v) = array(&piece.data.point, name);
         assert_eq!(comps, 3, "{path:?}: {name} components");
@@ -212,11 +189,7 @@ fn read_frame(path: &Path) -> Frame {
     };
     let (comps, psi) = array(&piece.data.cell, "strain_energy_density");
     assert_eq!(comps, 1, "{path:?}: strain_energy_density components");
-    assert_eq!(
-        psi.len(),
-        tets.len(),
-        "{path:?}: strain_energy_density length"
-    );
+    assert_eq!(psi.len(), tets.len(), "{path:?}: strain_energy_density length");
     assert!(psi.iter().all(|x| x.is_finite()));
     Frame {
         velocity: vec3("velocity"),
@@ -231,9 +204,7 @@ fn read_frame(path: &Path) -> Frame {
 fn tet_volume(x: [[f64; 3]; 4]) -> f64 {
     let d = |a: usize| [0, 1, 2].map(|c| x[a][c] - x[0][c]);
     let (u, v, w) = (d(1), d(2), d(3));
-    (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0])
-        + u[2] * (v[0] * w[1] - v[1] * w[0]))
-        / 6.0
+    (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) + u[2] * (v[0] * w[1] - v[1] * w[0])) / 6.0
 }
 
 /// Lumped masses (a quarter of each tet's mass to each of its vertices) of a rest configuration.
@@ -264,11 +235,7 @@ fn boundary_faces(tets: &[[usize; 4]]) -> BTreeSet<[usize; 3]> {
             *count.entry([f[0], f[1], f[2]]).or_insert(0) += 1;
         }
     }
-    count
-        .into_iter()
-        .filter(|&(_, n)| n == 1)
-        .map(|(f, _)| f)
-        .collect()
+    count.into_iter().filter(|&(_, n)| n == 1).map(|(f, _)| f).collect()
 }
 
 /// Vertices and faces of a PLY file read with ply-rs 0.1.3.
@@ -282,10 +249,7 @@ fn read_ply(path: &Path) -> (Vec<[f64; 3]>, Vec<[usize; 3]>) {
         Some(Property::Double(x)) => *x,
         other => panic!("{path:?}: vertex property {k}: {other:?}"),
     };
-    let vertices = ply.payload["vertex"]
-        .iter()
-        .map(|e| [coord(e, "x"), coord(e, "y"), coord(e, "z")])
-        .collect();
+    let vertices = ply.payload["vertex"].iter().map(|e| [coord(e, "x"), coord(e, "y"), coord(e, "z")]).collect();
     let faces = ply.payload["face"]
         .iter()
         .map(|e| {
@@ -306,18 +270,11 @@ fn read_stats(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
     let csv = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {path:?}: {e}"));
     assert!(csv.ends_with('\n'), "the last row must be complete");
     let mut lines = csv.lines();
-    let header: Vec<String> = lines
-        .next()
-        .expect("header")
-        .split(',')
-        .map(String::from)
-        .collect();
+    let header: Vec<String> = lines.next().expect("header").split(',').map(String::from).collect();
     let rows: Vec<Vec<f64>> = lines
         .map(|l| {
-            let r: Vec<f64> = l
-                .split(',')
-                .map(|v| v.parse().unwrap_or_else(|_| panic!("not a number: {v:?}")))
-                .collect();
+            let r: Vec<f64> =
+                l.split(',').map(|v| v.parse().unwrap_or_else(|_| panic!("not a number: {v:?}"))).collect();
             assert_eq!(r.len(), header.len(), "row width: {l}");
             r
         })
@@ -326,10 +283,7 @@ fn read_stats(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
 }
 
 fn col(header: &[String], name: &str) -> usize {
-    header
-        .iter()
-        .position(|h| h == name)
-        .unwrap_or_else(|| panic!("stats.csv has no column `{name}`: {header:?}"))
+    header.iter().position(|h| h == name).unwrap_or_else(|| panic!("stats.csv has no column `{name}`: {header:?}"))
 }
 
 fn run_json(out_dir: &Path) -> serde_json::Value {
@@ -348,10 +302,7 @@ fn pvd_lists_every_frame_with_its_time_in_order() {
     assert_eq!(sets.len(), FRAMES + 1, "{sets:?}");
     for (k, (t, file)) in sets.iter().enumerate() {
         let expect_t = (k * STEPS_PER_FRAME) as f64 * DT;
-        assert!(
-            (t - expect_t).abs() < TIME_TOL,
-            "frame {k}: time {t}, expected {expect_t}"
-        );
+        assert!((t - expect_t).abs() < TIME_TOL, "frame {k}: time {t}, expected {expect_t}");
         assert_eq!(file, &format!("vtk/block_{k:05}.vtu"));
         assert!(out_dir.join(file).is_file(), "{file} is listed but missing");
     }
@@ -364,9 +315,7 @@ fn pvd_lists_every_frame_with_its_time_in_order() {
 fn vtu_frames_read_back_with_vtkio() {
     let (_d, out_dir, out) = drop_run(&["--quiet"]);
     assert_exit(&out, 0);
-    let frames: Vec<Frame> = (0..=FRAMES)
-        .map(|k| read_frame(&out_dir.join(format!("vtk/block_{k:05}.vtu"))))
-        .collect();
+    let frames: Vec<Frame> = (0..=FRAMES).map(|k| read_frame(&out_dir.join(format!("vtk/block_{k:05}.vtu")))).collect();
     for (k, f) in frames.iter().enumerate() {
         assert_eq!(f.points.len(), NODES, "frame {k}: points");
         assert_eq!(f.tets.len(), TETS, "frame {k}: cells");
@@ -379,12 +328,7 @@ fn vtu_frames_read_back_with_vtkio() {
     let last = &frames[FRAMES];
     // Frame 0: the bottom is 2 mm above the plane, beyond delta: no contact force at all.
     assert!(
-        first
-            .contact_force
-            .iter()
-            .chain(&first.friction_force)
-            .flatten()
-            .all(|&f| f == 0.0),
+        first.contact_force.iter().chain(&first.friction_force).flatten().all(|&f| f == 0.0),
         "frame 0 has contact or friction force without contact"
     );
     // Last frame: resting on the plane, so the plane pushes the block up.
@@ -426,17 +370,9 @@ fn last_vtu_matches_stats_centroid_columns() {
     // that and far below any real difference (one step moves the block by ~1e-4 m).
     for (c, name) in ["x", "y", "z"].iter().enumerate() {
         let s = row[col(&header, &format!("block.{name}"))];
-        assert!(
-            (s - x[c]).abs() < 1e-12,
-            "block.{name}: csv {s}, vtu {}",
-            x[c]
-        );
+        assert!((s - x[c]).abs() < 1e-12, "block.{name}: csv {s}, vtu {}", x[c]);
         let s = row[col(&header, &format!("block.v{name}"))];
-        assert!(
-            (s - v[c]).abs() < 1e-12,
-            "block.v{name}: csv {s}, vtu {}",
-            v[c]
-        );
+        assert!((s - v[c]).abs() < 1e-12, "block.v{name}: csv {s}, vtu {}", v[c]);
     }
     // At rest both means are the box centre (lumped masses preserve the first moment), but the
     // block resting under gravity is compressed non-uniformly, which separates them (by ~5e-6 m
@@ -460,10 +396,7 @@ fn ply_frames_read_back_with_ply_rs() {
         // 1.2e-7 relative plus 1e-12 m absolute for coordinates that are rounding noise near 0).
         for (p, q) in verts.iter().zip(&vtu.points) {
             for c in 0..3 {
-                assert!(
-                    (p[c] - q[c]).abs() <= 1.2e-7 * q[c].abs() + 1e-12,
-                    "frame {k}: ply {p:?} vs vtu {q:?}"
-                );
+                assert!((p[c] - q[c]).abs() <= 1.2e-7 * q[c].abs() + 1e-12, "frame {k}: ply {p:?} vs vtu {q:?}");
             }
         }
         // The faces are exactly the boundary of the tet mesh...
@@ -483,11 +416,7 @@ fn ply_frames_read_back_with_ply_rs() {
             let [a, b, c] = f.map(|i| verts[i]);
             let e1 = [0, 1, 2].map(|i| b[i] - a[i]);
             let e2 = [0, 1, 2].map(|i| c[i] - a[i]);
-            let n = [
-                e1[1] * e2[2] - e1[2] * e2[1],
-                e1[2] * e2[0] - e1[0] * e2[2],
-                e1[0] * e2[1] - e1[1] * e2[0],
-            ];
+            let n = [e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]];
             let out: f64 = (0..3).map(|i| n[i] * (a[i] - centre[i])).sum();
             assert!(out > 0.0, "frame {k}: face {f:?} points inward");
         }
@@ -529,35 +458,18 @@ fn stats_csv_has_the_documented_columns_and_one_row_per_step() {
     for (i, r) in rows.iter().enumerate() {
         assert_eq!(r[step] as usize, i + 1, "step column");
         let prev = if i == 0 { 0.0 } else { rows[i - 1][time] };
-        assert!(
-            (r[time] - prev - DT).abs() < TIME_TOL,
-            "row {i}: time {} after {prev}",
-            r[time]
-        );
-        assert_eq!(
-            r[col(&header, "converged")],
-            1.0,
-            "row {i} did not converge"
-        );
+        assert!((r[time] - prev - DT).abs() < TIME_TOL, "row {i}: time {} after {prev}", r[time]);
+        assert_eq!(r[col(&header, "converged")], 1.0, "row {i} did not converge");
         assert!(r[col(&header, "newton_iters")] >= 1.0);
         assert!(r[col(&header, "wall_s")] >= 0.0);
         assert!(r[col(&header, "kinetic_energy")] >= 0.0);
-        assert!(
-            r[col(&header, "kappa")] >= 1e4,
-            "kappa never drops below the scene's 1e4"
-        );
+        assert!(r[col(&header, "kappa")] >= 1e4, "kappa never drops below the scene's 1e4");
     }
     let last = rows.last().unwrap();
     // Dropped 2 mm: it lands in the second step and rests on the plane at the end.
-    assert!(
-        last[col(&header, "active_contacts")] > 0.0,
-        "no contact at the end"
-    );
+    assert!(last[col(&header, "active_contacts")] > 0.0, "no contact at the end");
     let gap = last[col(&header, "min_gap")];
-    assert!(
-        (-DELTA..DELTA).contains(&gap),
-        "resting contact lies within the penalty layer: gap {gap}"
-    );
+    assert!((-DELTA..DELTA).contains(&gap), "resting contact lies within the penalty layer: gap {gap}");
     // The centroid of the resting 0.1 m cube sits half its height above the plane, plus the
     // penalty gap (< delta) and minus the elastic compression (~5e-5 m).
     let z = last[col(&header, "block.z")];
@@ -571,10 +483,7 @@ fn effective_scene_reflects_set_and_frames_and_checks_clean() {
     let (_d, out_dir, out) = drop_run(&["--quiet"]);
     assert_exit(&out, 0);
     let original = fricsim::scene::load_scene(&fixture("drop.ron"), &[]).expect("fixture loads");
-    assert_ne!(
-        original.scene.friction.pairs[0].mu, MU_SET,
-        "fixture must differ"
-    );
+    assert_ne!(original.scene.friction.pairs[0].mu, MU_SET, "fixture must differ");
     assert_ne!(original.scene.frames, Some(FRAMES), "fixture must differ");
     let effective_path = out_dir.join("scene.effective.ron");
     let eff = fricsim::scene::load_scene(&effective_path, &[]).expect("effective scene loads");
@@ -613,16 +522,11 @@ fn progress_is_plain_lines_naming_each_frame_when_not_a_terminal() {
     let (_d, _out_dir, out) = drop_run(&[]);
     assert_exit(&out, 0);
     let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
-    assert!(
-        !all.contains('\x1b') && !all.contains('\r'),
-        "terminal control characters in piped output:\n{all:?}"
-    );
+    assert!(!all.contains('\x1b') && !all.contains('\r'), "terminal control characters in piped output:\n{all:?}");
     let mut from = 0;
     for k in 1..=FRAMES {
         let needle = format!("frame {k}/{FRAMES}");
-        let at = all[from..]
-            .find(&needle)
-            .unwrap_or_else(|| panic!("no `{needle}` (in order) in:\n{all}"));
+        let at = all[from..].find(&needle).unwrap_or_else(|| panic!("no `{needle}` (in order) in:\n{all}"));
         from += at + needle.len();
     }
     // The start-up summary names the scene.
@@ -646,13 +550,7 @@ fn file_mesh_scene_runs_and_its_effective_scene_rechecks_from_the_output_folder(
     let dir = tempfile::tempdir().expect("temp dir");
     let out_dir = dir.path().join("out");
     let scene = fixture("drop_file.ron");
-    let out = fricsim(&[
-        "run",
-        scene.to_str().unwrap(),
-        "--out",
-        out_dir.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let out = fricsim(&["run", scene.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--quiet"]);
     assert_exit(&out, 0);
     let f = read_frame(&out_dir.join("vtk/block_00003.vtu"));
     assert_eq!((f.points.len(), f.tets.len()), (8, 6));
@@ -660,10 +558,7 @@ fn file_mesh_scene_runs_and_its_effective_scene_rechecks_from_the_output_folder(
     assert_eq!((v.len(), faces.len()), (8, 12));
     assert_eq!(read_pvd(&out_dir.join("drop_file.pvd")).len(), 4);
     // The effective scene lives elsewhere than the scene: its mesh path must still resolve.
-    let check = fricsim(&[
-        "check",
-        out_dir.join("scene.effective.ron").to_str().unwrap(),
-    ]);
+    let check = fricsim(&["check", out_dir.join("scene.effective.ron").to_str().unwrap()]);
     assert_exit(&check, 0);
 }
 
@@ -676,15 +571,8 @@ fn rerun_into_the_same_folder_leaves_no_stale_frames() {
     // Same folder, fewer frames: frames 3..=6 of the first run must not survive next to the
     // new 0..=2 (ParaView would show them as part of the series).
     let scene = fixture("drop.ron");
-    let out = fricsim(&[
-        "run",
-        scene.to_str().unwrap(),
-        "--out",
-        out_dir.to_str().unwrap(),
-        "--frames",
-        "2",
-        "--quiet",
-    ]);
+    let out =
+        fricsim(&["run", scene.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--frames", "2", "--quiet"]);
     assert_exit(&out, 0);
     let names = |sub: &str| {
         let mut v: Vec<String> = std::fs::read_dir(out_dir.join(sub))
@@ -694,19 +582,8 @@ fn rerun_into_the_same_folder_leaves_no_stale_frames() {
         v.sort();
         v
     };
-    assert_eq!(
-        names("vtk"),
-        [
-            "block_00000.vtu",
-            "block_00001.vtu",
-            "block_00002.vtu",
-            "notes.txt"
-        ]
-    );
-    assert_eq!(
-        names("ply"),
-        ["block_00000.ply", "block_00001.ply", "block_00002.ply"]
-    );
+    assert_eq!(names("vtk"), ["block_00000.vtu", "block_00001.vtu", "block_00002.vtu", "notes.txt"]);
+    assert_eq!(names("ply"), ["block_00000.ply", "block_00001.ply", "block_00002.ply"]);
     assert_eq!(read_pvd(&out_dir.join("drop.pvd")).len(), 3);
     assert_eq!(std::fs::read_to_string(notes).unwrap(), "mine");
 }
@@ -715,12 +592,7 @@ fn no_converge(extra: &[&str]) -> (tempfile::TempDir, PathBuf, Output) {
     let dir = tempfile::tempdir().expect("temp dir");
     let out_dir = dir.path().join("out");
     let scene = fixture("no_converge.ron");
-    let mut args = vec![
-        "run",
-        scene.to_str().unwrap(),
-        "--out",
-        out_dir.to_str().unwrap(),
-    ];
+    let mut args = vec!["run", scene.to_str().unwrap(), "--out", out_dir.to_str().unwrap()];
     args.extend_from_slice(extra);
     let out = fricsim(&args);
     (dir, out_dir, out)
@@ -740,15 +612,8 @@ fn failed_step_stops_the_run_with_exit_1_and_keeps_earlier_frames() {
     let conv: Vec<f64> = rows.iter().map(|r| r[col(&header, "converged")]).collect();
     let failed_step = rows.len();
     assert!(failed_step >= 1);
-    assert_eq!(
-        conv[failed_step - 1],
-        0.0,
-        "the last row is the failed step"
-    );
-    assert!(
-        conv[..failed_step - 1].iter().all(|&c| c == 1.0),
-        "{conv:?}"
-    );
+    assert_eq!(conv[failed_step - 1], 0.0, "the last row is the failed step");
+    assert!(conv[..failed_step - 1].iter().all(|&c| c == 1.0), "{conv:?}");
     // With the fixture as designed, steps 1-5 (free fall) converge and step 6 (landing) fails.
     // The test needs at least one frame after frame 0 written before the failure.
     assert!(
@@ -767,14 +632,8 @@ fn failed_step_stops_the_run_with_exit_1_and_keeps_earlier_frames() {
         let f = read_frame(&out_dir.join(file));
         assert_eq!(f.points.len(), NODES);
     }
-    assert_eq!(
-        std::fs::read_dir(out_dir.join("vtk")).unwrap().count(),
-        frames
-    );
-    assert_eq!(
-        std::fs::read_dir(out_dir.join("ply")).unwrap().count(),
-        frames
-    );
+    assert_eq!(std::fs::read_dir(out_dir.join("vtk")).unwrap().count(), frames);
+    assert_eq!(std::fs::read_dir(out_dir.join("ply")).unwrap().count(), frames);
 }
 
 #[test]
@@ -786,11 +645,22 @@ fn failed_steps_with_on_failure_continue_are_recorded_and_the_run_completes() {
     assert_eq!(j["frames_written"], 7);
     let (header, rows) = read_stats(&out_dir.join("stats.csv"));
     assert_eq!(rows.len(), 6 * STEPS_PER_FRAME);
-    let failed = rows
-        .iter()
-        .filter(|r| r[col(&header, "converged")] == 0.0)
-        .count();
+    let failed = rows.iter().filter(|r| r[col(&header, "converged")] == 0.0).count();
     assert!(failed > 0, "no step recorded as failed");
     assert_eq!(j["totals"]["failed_steps"], failed as u64);
-    assert_eq!(read_pvd(&out_dir.join("no_converge.pvd")).len(), 7);
+    // Failed steps still advance the clock by dt: frames stay on the frame grid and the run
+    // reaches its full duration.
+    let sets = read_pvd(&out_dir.join("no_converge.pvd"));
+    assert_eq!(sets.len(), 7);
+    for (k, (t, _)) in sets.iter().enumerate() {
+        let expect_t = (k * STEPS_PER_FRAME) as f64 * DT;
+        assert!((t - expect_t).abs() < TIME_TOL, "frame {k} at t = {t}, expected {expect_t}");
+    }
+    let time = col(&header, "time");
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r[col(&header, "step")] as usize, i + 1);
+        assert!((r[time] - (i + 1) as f64 * DT).abs() < TIME_TOL, "row {i}: t = {}", r[time]);
+    }
+    let t_end = j["simulated_time"].as_f64().unwrap();
+    assert!((t_end - (6 * STEPS_PER_FRAME) as f64 * DT).abs() < TIME_TOL, "{t_end}");
 }

@@ -24,7 +24,7 @@ pub fn read_tet_mesh(path: &Path) -> Result<TetMesh, MeshError> {
     let vtk_err = |message: String| MeshError::Vtk { path: path.to_path_buf(), message };
     // vtkio converts some malformed inputs with `unwrap`; a panic there must not take the whole
     // run down, and becomes an error naming the file.
-    let vtk = std::panic::catch_unwind(|| vtkio::Vtk::import(path))
+    let vtk = catch_unwind_quietly(|| vtkio::Vtk::import(path))
         .map_err(|_| vtk_err("the reader failed on malformed content".into()))?
         .map_err(|e| vtk_err(e.to_string()))?;
     let pieces = match vtk.data {
@@ -48,6 +48,19 @@ pub fn read_tet_mesh(path: &Path) -> Result<TetMesh, MeshError> {
         cell_base += append_piece(path, piece, cell_base, &mut vertices, &mut tets)?;
     }
     TetMesh::new(vertices, tets).map_err(|e| MeshError::InFile { path: path.to_path_buf(), source: Box::new(e) })
+}
+
+/// `catch_unwind` without the default hook's "thread panicked at ..." message and backtrace on
+/// stderr: the caught panic becomes an ordinary error message. The hook is process-wide, so the
+/// swap is serialized; other threads' panics in that short window also go unprinted.
+fn catch_unwind_quietly<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> std::thread::Result<T> {
+    static HOOK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = HOOK.lock().unwrap_or_else(|e| e.into_inner());
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(f);
+    std::panic::set_hook(hook);
+    result
 }
 
 fn malformed(path: &Path, message: String) -> MeshError {

@@ -30,7 +30,8 @@ impl FrameWriter {
                 let name = entry.file_name();
                 let stale = name.to_str().is_some_and(|n| model.solids.iter().any(|s| is_frame_file(n, &s.name, ext)));
                 if stale {
-                    std::fs::remove_file(entry.path()).map_err(|e| OutputError::io(&entry.path(), "removing a stale frame", e))?;
+                    std::fs::remove_file(entry.path())
+                        .map_err(|e| OutputError::io(&entry.path(), "removing a stale frame", e))?;
                 }
             }
         }

@@ -174,9 +174,7 @@ fn ron_problem(text: &str, origin: &str, e: &ron::error::SpannedError) -> Proble
     let float_for_int = found.as_deref().is_some_and(|t| t.contains(['.', 'e', 'E']) && t.parse::<f64>().is_ok());
     if matches!(e.code, RonError::ExpectedComma) && float_for_int {
         // ron stops after the integer part (`2|.5`): point at the start of the number.
-        let start = text[..byte]
-            .trim_end_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+')
-            .len();
+        let start = text[..byte].trim_end_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+').len();
         return Problem {
             origin: origin.into(),
             line_col: Some(line_col(text, start)),

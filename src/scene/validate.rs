@@ -132,7 +132,10 @@ fn time(c: &mut Checks, s: &Scene) {
             c.push(
                 "frame_rate",
                 Some(fmt_f(s.frame_rate)),
-                format!("one frame would take {steps:.3e} steps of dt = {}; at most {MAX_STEPS:e} steps are allowed", fmt_f(s.dt)),
+                format!(
+                    "one frame would take {steps:.3e} steps of dt = {}; at most {MAX_STEPS:e} steps are allowed",
+                    fmt_f(s.dt)
+                ),
             );
         } else if whole * frames > MAX_STEPS {
             let (field, value) = match (s.frames, s.duration) {
@@ -142,7 +145,11 @@ fn time(c: &mut Checks, s: &Scene) {
             c.push(
                 field,
                 Some(value),
-                format!("the run would take {:.3e} steps of dt = {}; at most {MAX_STEPS:e} steps are allowed", whole * frames, fmt_f(s.dt)),
+                format!(
+                    "the run would take {:.3e} steps of dt = {}; at most {MAX_STEPS:e} steps are allowed",
+                    whole * frames,
+                    fmt_f(s.dt)
+                ),
             );
         } else if whole < 1.0 {
             c.push(
