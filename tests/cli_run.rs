@@ -638,7 +638,14 @@ fn failed_step_stops_the_run_with_exit_1_and_keeps_earlier_frames() {
 
 #[test]
 fn failed_steps_with_on_failure_continue_are_recorded_and_the_run_completes() {
-    let (_d, out_dir, out) = no_converge(&["--quiet", "--set", "pipeline.on_failure=Continue"]);
+    // Without and with step halving: a step whose halves fail too must still cover all of dt.
+    for halvings in ["pipeline.newton.max_step_halvings=0", "pipeline.newton.max_step_halvings=2"] {
+        continue_run(halvings);
+    }
+}
+
+fn continue_run(halvings: &str) {
+    let (_d, out_dir, out) = no_converge(&["--quiet", "--set", "pipeline.on_failure=Continue", "--set", halvings]);
     assert_exit(&out, 0);
     let j = run_json(&out_dir);
     assert_eq!(j["exit_status"], "completed");

@@ -52,8 +52,10 @@ impl StepStats {
         self.active_contacts = s.active_contacts;
         self.min_gap = s.min_gap;
         self.elastic_energy = s.elastic_energy;
-        self.converged = s.converged;
-        self.failure = s.failure.clone();
+        self.converged &= s.converged;
+        if self.failure.is_none() {
+            self.failure = s.failure.clone();
+        }
     }
 }
 

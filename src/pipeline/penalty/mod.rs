@@ -307,14 +307,15 @@ impl PenaltyPipeline {
         let stats = self.advance(model, state, h)?;
         let Some(saved) = saved.filter(|_| stats.failure.is_some()) else { return Ok(stats) };
         *state = saved;
-        let mut total = StepStats { substeps: 0, ..StepStats::default() };
+        let step = state.step;
+        // Both halves always run, so the step covers all of h (the time grid and the frame times
+        // stay exact even when the run continues past a failure); the first failure is reported.
+        let mut total = StepStats { substeps: 0, converged: true, ..StepStats::default() };
         for _ in 0..2 {
             let s = self.step_halving(model, state, 0.5 * h, levels - 1)?;
             total.accumulate(&s);
-            if s.failure.is_some() {
-                break;
-            }
         }
+        state.step = step + 1;
         total.add_work(&stats);
         Ok(total)
     }
