@@ -182,3 +182,27 @@ fn case1_block_on_tilted_solid_slab() {
     let slide = run("block_on_slab.ron", &["friction.pairs[0].mu=0.176"], 2.0, downhill(10.0));
     assert_slides("slab 10deg mu=0.176", &slide, 10.0, 0.176, 1.0, 2.0);
 }
+
+/// A moving collider drags through friction: a block at rest on a floor moving at 0.05 m/s
+/// accelerates at mu g (relative slip >> eps) until it moves with the floor (t* = v / (mu g)).
+#[test]
+fn conveyor_floor_accelerates_the_block_at_mu_g_then_carries_it() {
+    let ov = [
+        "bodies[0].velocity=(0.0, 0.0, 0.0)",
+        "colliders[0].motion=Velocity(0.05, 0.0, 0.0)",
+        "friction.pairs[0].mu=0.1",
+        "duration=0.1",
+    ];
+    let tr = run("flat_stop.ron", &ov, 0.1, [1.0, 0.0, 0.0]);
+    // Acceleration while slipping (t* = 0.051 s): 2 %, as for the other sliding cases.
+    let a = acceleration(&tr, 0.01, 0.04);
+    println!("conveyor: a = {a:.5} (mu g = 0.981)");
+    assert!((a - 0.981).abs() / 0.981 < 0.02, "a = {a}");
+    // Carried: mean velocity over the last 30 ms within 3 % of the floor's. The block's shear
+    // oscillation on its contact layer after the lock (amplitude ~4 % at 0.06 s, decaying under
+    // backward Euler) averages out over that window.
+    let (i, j) = (at(&tr, 0.07), tr.t.len() - 1);
+    let mean = (tr.s[j] - tr.s[i]) / (tr.t[j] - tr.t[i]);
+    println!("conveyor: mean velocity after lock {mean:.5} (floor 0.05)");
+    assert!((mean - 0.05).abs() / 0.05 < 0.03, "mean {mean}");
+}
