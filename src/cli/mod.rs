@@ -51,4 +51,6 @@ pub struct CheckArgs {
 pub mod exit {
     pub const FAILED: u8 = 1;
     pub const BAD_INPUT: u8 = 2;
+    /// Stopped by Ctrl-C or SIGTERM after finishing the current step (128 + SIGINT, as shells do).
+    pub const INTERRUPTED: u8 = 130;
 }

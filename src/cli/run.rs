@@ -33,6 +33,19 @@ enum RunError {
     Failed(String),
 }
 
+/// Why the stepping loop ended early.
+enum Stop {
+    Failed(String),
+    Interrupted,
+}
+
+/// Set by the Ctrl-C / SIGTERM handler; the loop checks it after every step.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 fn failed(e: impl std::fmt::Display) -> RunError {
     RunError::Failed(format!("{e:#}"))
 }
@@ -122,6 +135,8 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
         eprintln!("  settling for {} steps before t = 0", model.settle_steps);
     }
     let mut sim = Simulation::new(model, state);
+    // A second signal while the first is being handled falls through to the default (kill).
+    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed));
     let result = simulate(&mut sim, &out_dir, args.quiet, &mut totals);
     let state = sim.state;
     let code = match &result {
@@ -129,9 +144,13 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
             summary.exit_status = RunStatus::Completed;
             ExitCode::SUCCESS
         }
-        Err(msg) => {
+        Err(Stop::Failed(msg)) => {
             summary.exit_status = RunStatus::Failed(msg.clone());
             ExitCode::from(super::exit::FAILED)
+        }
+        Err(Stop::Interrupted) => {
+            summary.exit_status = RunStatus::Interrupted;
+            ExitCode::from(super::exit::INTERRUPTED)
         }
     };
     summary.end_time = crate::output::summary::rfc3339_utc(std::time::SystemTime::now());
@@ -141,9 +160,15 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
     summary.simulated_time = state.time;
     summary.totals = totals.to_json();
     summary.write(&out_dir.join("run.json")).map_err(failed)?;
-    if let Err(msg) = result {
-        eprintln!("error: {msg}");
-        eprintln!("frames written so far remain in {}", out_dir.display());
+    match result {
+        Err(Stop::Failed(msg)) => eprintln!("error: {msg}\nframes written so far remain in {}", out_dir.display()),
+        Err(Stop::Interrupted) => eprintln!(
+            "interrupted at t = {} s (step {}); frames written so far remain in {}",
+            state.time,
+            state.step,
+            out_dir.display()
+        ),
+        Ok(()) => {}
     }
     Ok(code)
 }
@@ -212,20 +237,21 @@ impl Totals {
     }
 }
 
-fn simulate(sim: &mut Simulation, out_dir: &Path, quiet: bool, totals: &mut Totals) -> Result<(), String> {
+fn simulate(sim: &mut Simulation, out_dir: &Path, quiet: bool, totals: &mut Totals) -> Result<(), Stop> {
+    let failed = |e: &dyn std::fmt::Display| Stop::Failed(e.to_string());
     let Simulation { model, state, pipeline } = sim;
     let model = &*model;
     let on_failure = match &model.pipeline {
         PipelineSpec::Penalty(p) => p.on_failure,
     };
-    let mut frames = FrameWriter::new(model, out_dir).map_err(|e| e.to_string())?;
+    let mut frames = FrameWriter::new(model, out_dir).map_err(|e| failed(&e))?;
     let mut stats = if model.output.stats {
-        Some(StatsWriter::create(out_dir.join("stats.csv"), stats_columns(model)).map_err(|e| e.to_string())?)
+        Some(StatsWriter::create(out_dir.join("stats.csv"), stats_columns(model)).map_err(|e| failed(&e))?)
     } else {
         None
     };
     let (fn0, ff0) = pipeline.contact_forces(model, state);
-    frames.write_frame(model, state, 0, &fn0, &ff0).map_err(|e| e.to_string())?;
+    frames.write_frame(model, state, 0, &fn0, &ff0).map_err(|e| failed(&e))?;
     totals.frames_written = 1;
 
     let total_steps = model.step_count() as u64;
@@ -240,15 +266,18 @@ fn simulate(sim: &mut Simulation, out_dir: &Path, quiet: bool, totals: &mut Tota
     for frame in 1..=model.frames {
         for _ in 0..model.steps_per_frame {
             let t = Instant::now();
-            let s = pipeline.step(model, state).map_err(|e| e.to_string())?;
+            let s = pipeline.step(model, state).map_err(|e| failed(&e))?;
             totals.add_step(&s);
             if let Some(w) = stats.as_mut() {
-                w.write_row(&stats_row(model, state, &s, t.elapsed().as_secs_f64())).map_err(|e| e.to_string())?;
+                w.write_row(&stats_row(model, state, &s, t.elapsed().as_secs_f64())).map_err(|e| failed(&e))?;
             }
             if let Some(reason) = &s.failure {
                 failures += 1;
                 if on_failure == OnFailure::Stop {
-                    return Err(format!("step {} (t = {:.6} s) did not converge: {reason}", state.step, state.time));
+                    return Err(Stop::Failed(format!(
+                        "step {} (t = {:.6} s) did not converge: {reason}",
+                        state.step, state.time
+                    )));
                 }
                 if !quiet {
                     bar.suspend(|| {
@@ -257,9 +286,13 @@ fn simulate(sim: &mut Simulation, out_dir: &Path, quiet: bool, totals: &mut Tota
                 }
             }
             bar.inc(1);
+            if interrupted() {
+                bar.finish_and_clear();
+                return Err(Stop::Interrupted);
+            }
         }
         let (fnorm, ffric) = pipeline.contact_forces(model, state);
-        frames.write_frame(model, state, frame, &fnorm, &ffric).map_err(|e| e.to_string())?;
+        frames.write_frame(model, state, frame, &fnorm, &ffric).map_err(|e| failed(&e))?;
         totals.frames_written += 1;
         bar.set_message(format!("{frame}/{} t={:.4} s", model.frames, state.time));
         if !quiet && !tty {
