@@ -1,0 +1,2 @@
+pub mod cone;
+pub mod local_solver;
