@@ -2,7 +2,7 @@
 //! (004 Algorithms 2 and 3), generalised from scaled-identity Jacobians to any `H`.
 //!
 //! Outer ADMM iteration with a diagonal weight `W` (one weight per dof):
-//! 1. `(A + W) v = f + W (p + λ)` (`A = sym(M)`, factorised once);
+//! 1. `(A + W) v = f + W (p + λ)` (`A = M` as stored, factorised once: Cholesky if symmetric, else LU);
 //! 2. `p = v - λ`, then the contact projection: the DFCP with diagonal stiffness
 //!    `W p = W (v - λ) + H r`, `u = H^T p + w`, solved matrix-free by block Gauss–Seidel on `r`
 //!    with `p` updated in place (`p += W^{-1} H_c Δr_c`); every contact's Delassus block
@@ -19,16 +19,15 @@
 //! thread count.
 
 use super::coloring::{Coloring, greedy};
-use super::global_reduction::symmetrized;
+use super::global_reduction::{Factor, is_symmetric, symmetrized};
 use super::problem::{Csc, GlobalProblem};
 use super::residual::global_error;
 use super::solver::{SolveReport, SolverOptions, check_len, rejected};
 use crate::friction::cone::Cone;
 use crate::friction::local_solver::{solve_contact, solve_isotropic_diagonal};
 use anyhow::{Result, anyhow};
-use faer::linalg::solvers::Solve;
+use faer::Mat;
 use faer::sparse::Triplet;
-use faer::{Mat, Side};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -328,7 +327,12 @@ pub fn solve(
         return Ok(rejected(NAME, m));
     }
     let start = Instant::now();
-    let a = symmetrized(&g.m)?;
+    // M as stored (see global_reduction): symmetric -> Cholesky of A + W, else LU.
+    let a = if is_symmetric(&g.m) {
+        symmetrized(&g.m)?
+    } else {
+        g.m.clone()
+    };
     let w = weights(&a, prm.sigma, prm.beta);
     if let Some(j) = w.iter().position(|x| !(*x > 0.0)) {
         return Err(anyhow!(
@@ -346,9 +350,7 @@ pub fn solve(
     }
     let k = Csc::try_new_from_triplets(ndof, ndof, &t)
         .map_err(|e| anyhow!("assembling A + W: {e:?}"))?;
-    let llt = k
-        .sp_cholesky(Side::Lower)
-        .map_err(|e| anyhow!("A + W is not positive definite: {e:?}"))?;
+    let llt = Factor::new(&k, "A + W")?;
     let pr = Projection::new(g, &w, prm.max_colors);
     let mut st = SweepState {
         sleep_until: vec![0; g.nc()],

@@ -1,7 +1,11 @@
 //! Global problems solved through their local (Delassus) form, like Siconos's `*_WR` solvers:
 //! `W = H^T M^{-1} H`, `q = H^T M^{-1} f + w`, solve the local problem, then
-//! `v = M^{-1} (H r + f)`. `M` is symmetrised (LMGC's FEM mass is symmetric only to 1.8e-7
-//! relative) and factorised once by sparse Cholesky (faer, AMD ordering).
+//! `v = M^{-1} (H r + f)`.
+//!
+//! `M` is used exactly as stored, as FCLib, Siconos and `fclib_tools.py` do: sparse Cholesky
+//! when it is symmetric, sparse LU otherwise. (The LMGC FEM file stores only the upper triangle
+//! of its mass matrix; Siconos's reference solves with that triangle as given, and its `v`
+//! satisfies `M_stored v = H r + f` to 1.5e-16. Symmetrising would solve a different problem.)
 
 use super::problem::{Csc, GlobalProblem, LocalProblem, csc_mul_add};
 use super::residual::global_error;
@@ -9,7 +13,7 @@ use super::solver::{SolveReport, SolverOptions};
 use anyhow::{Result, anyhow};
 use faer::linalg::solvers::Solve;
 use faer::sparse::Triplet;
-use faer::sparse::linalg::solvers::Llt;
+use faer::sparse::linalg::solvers::{Llt, Lu};
 use faer::{Mat, Side};
 
 /// `(M + M^T)/2` as a CSC matrix.
@@ -27,18 +31,69 @@ pub fn symmetrized(m: &Csc) -> Result<Csc> {
         .map_err(|e| anyhow!("symmetrising M: {e:?}"))
 }
 
+/// True if `max |A - A^T| <= 1e-13 max |A|` (round-off of an assembled symmetric matrix).
+pub fn is_symmetric(a: &Csc) -> bool {
+    let amax = a.val().iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let ar = a.as_ref();
+    let mut t = Vec::with_capacity(2 * ar.compute_nnz());
+    for j in 0..ar.ncols() {
+        for (i, v) in ar.row_idx_of_col_raw(j).iter().zip(ar.val_of_col(j)) {
+            t.push(Triplet::new(*i, j, *v));
+            t.push(Triplet::new(j, *i, -*v));
+        }
+    }
+    match Csc::try_new_from_triplets(a.nrows(), a.ncols(), &t) {
+        Ok(d) => d.val().iter().all(|x| x.abs() <= 1e-13 * amax),
+        Err(_) => false,
+    }
+}
+
+/// A factorised square matrix: Cholesky if symmetric, LU otherwise.
+pub enum Factor {
+    Llt(Llt<usize, f64>),
+    Lu(Lu<usize, f64>),
+}
+
+impl Factor {
+    pub fn new(a: &Csc, what: &str) -> Result<Self> {
+        if is_symmetric(a) {
+            let s = symmetrized(a)?;
+            let f = s
+                .sp_cholesky(Side::Lower)
+                .map_err(|e| anyhow!("{what} is not positive definite (Cholesky: {e:?})"))?;
+            Ok(Factor::Llt(f))
+        } else {
+            Ok(Factor::Lu(
+                a.sp_lu()
+                    .map_err(|e| anyhow!("{what} is singular (LU: {e:?})"))?,
+            ))
+        }
+    }
+
+    pub fn solve_in_place(&self, x: faer::MatMut<'_, f64>) {
+        match self {
+            Factor::Llt(f) => f.solve_in_place(x),
+            Factor::Lu(f) => f.solve_in_place(x),
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Factor::Llt(_) => "Cholesky",
+            Factor::Lu(_) => "LU",
+        }
+    }
+}
+
 /// A global problem with its factorised mass matrix and the equivalent local problem.
 pub struct Reduced {
     pub local: LocalProblem,
-    llt: Llt<usize, f64>,
+    pub factor: Factor,
 }
 
 impl Reduced {
     pub fn new(g: &GlobalProblem) -> Result<Self> {
-        let ms = symmetrized(&g.m)?;
-        let llt = ms
-            .sp_cholesky(Side::Lower)
-            .map_err(|e| anyhow!("M is not positive definite (Cholesky failed: {e:?})"))?;
+        let llt = Factor::new(&g.m, "M")?;
         let (ndof, n) = (g.ndof(), 3 * g.nc());
         // M^{-1} H, column by column in one dense multi-RHS solve.
         let mut x = Mat::<f64>::zeros(ndof, n);
@@ -70,7 +125,7 @@ impl Reduced {
         let v0: Vec<f64> = (0..ndof).map(|i| mf[(i, 0)]).collect();
         g.velocity(&v0, &mut q);
         let local = LocalProblem::new(w, q, g.cones.clone())?;
-        Ok(Reduced { local, llt })
+        Ok(Reduced { local, factor: llt })
     }
 
     /// `v = M^{-1} (H r + f)`.
@@ -81,7 +136,7 @@ impl Reduced {
         for (i, x) in hr.iter().enumerate() {
             rhs[(i, 0)] += x;
         }
-        self.llt.solve_in_place(rhs.as_mut());
+        self.factor.solve_in_place(rhs.as_mut());
         for (i, x) in v.iter_mut().enumerate() {
             *x = rhs[(i, 0)];
         }
