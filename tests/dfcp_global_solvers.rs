@@ -129,3 +129,8 @@ fn delta_inf_stop_is_reported_honestly() {
     assert!(rep.message.contains("δ∞ threshold"));
     assert!(!rep.converged && rep.residual_rel > 1e-12);
 }
+
+#[test]
+fn sp_exact_on_delassus_box_stacks() {
+    gate("Box_Stacks-i0122-82-5", "sp-exact");
+}

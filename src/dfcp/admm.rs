@@ -17,6 +17,8 @@
 //! (≤ 8 colours + sequential tail): within a colour, contacts touch disjoint dofs, so they are
 //! solved in parallel (rayon) from the same `p` and applied afterwards: bit-identical for any
 //! thread count.
+// Numeric kernels index several parallel arrays with one counter; iterator zips would hide that.
+#![allow(clippy::needless_range_loop)]
 
 use super::coloring::{Coloring, greedy};
 use super::global_reduction::{Factor, is_symmetric, symmetrized};
@@ -97,9 +99,7 @@ pub fn weights(a: &Csc, sigma: f64, beta: f64) -> Vec<f64> {
             let wj = (sigma * eta).max((beta * m).min(eta));
             w[3 * b..3 * b + 3].fill(wj);
         } else {
-            for i in 3 * b..n {
-                w[i] = diag[i];
-            }
+            w[3 * b..n].copy_from_slice(&diag[3 * b..n]);
         }
     }
     w
@@ -334,7 +334,7 @@ pub fn solve(
         g.m.clone()
     };
     let w = weights(&a, prm.sigma, prm.beta);
-    if let Some(j) = w.iter().position(|x| !(*x > 0.0)) {
+    if let Some(j) = w.iter().position(|x| x.is_nan() || *x <= 0.0) {
         return Err(anyhow!(
             "ADMM weight of dof {j} is {} (M must be positive definite)",
             w[j]

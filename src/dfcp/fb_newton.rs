@@ -8,6 +8,8 @@
 //! sparse LU for large problems), and a non-monotone Armijo line search on `|Phi|^2/2` globalises
 //! it (gradient step when the Newton direction fails). Elliptic cones are handled by the exact
 //! scaling to an isotropic problem. The stopping rule is the natural-map error, not `|Phi|`.
+// Numeric kernels index several parallel arrays with one counter; iterator zips would hide that.
+#![allow(clippy::needless_range_loop)]
 
 use super::problem::{Csc, LocalProblem};
 use super::residual::local_error;

@@ -49,6 +49,8 @@ pub fn is_symmetric(a: &Csc) -> bool {
 }
 
 /// A factorised square matrix: Cholesky if symmetric, LU otherwise.
+// Built once per problem: the size difference of the variants does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum Factor {
     Llt(Llt<usize, f64>),
     Lu(Lu<usize, f64>),

@@ -5,6 +5,8 @@
 //!
 //! Global (FCLib `fclib_global`): `M v = H r + f`, `u = H^T v + w`, same contact law; `H` is
 //! `ndof x 3nc`.
+// Numeric kernels index several parallel arrays with one counter; iterator zips would hide that.
+#![allow(clippy::needless_range_loop)]
 
 use super::block_rows::BlockRows;
 use crate::friction::cone::Cone;

@@ -71,7 +71,7 @@ pub fn solve3(w: &[f64; 9], b: &[f64; 3]) -> Option<[f64; 3]> {
     let c02 = w[3] * w[7] - w[4] * w[6];
     let det = w[0] * c00 + w[1] * c01 + w[2] * c02;
     let scale = w.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    if !(det.abs() > 1e-13 * scale * scale * scale) {
+    if det.is_nan() || det.abs() <= 1e-13 * scale * scale * scale {
         return None;
     }
     let inv = 1.0 / det;

@@ -9,6 +9,8 @@
 //! normals) strongly convex, which gives linear convergence; with the centre `c` at the previous
 //! outer iterate it does not move the fixed point of an outer loop (staggered projections).
 //! Stopping: the fixed-point residual `|x - P(x - grad/L)|_inf <= tol * max(|x|_inf, scale)`.
+// Numeric kernels index several parallel arrays with one counter; iterator zips would hide that.
+#![allow(clippy::needless_range_loop)]
 
 /// The QP data: gradient of the smooth part and projection onto the constraint set.
 pub trait QpOracle {
