@@ -75,7 +75,7 @@ fn bad_input_is_reported() {
             "cannot read /nonexistent.hdf5",
         ),
         (
-            vec!["fclib", "solve", f, "--tol", "-1"],
+            vec!["fclib", "solve", f, "--tol=-1"],
             "--tol must be a positive number",
         ),
         (
