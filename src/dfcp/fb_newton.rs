@@ -11,12 +11,13 @@
 // Numeric kernels index several parallel arrays with one counter; iterator zips would hide that.
 #![allow(clippy::needless_range_loop)]
 
-use super::problem::{Csc, LocalProblem};
+use super::problem::LocalProblem;
 use super::residual::local_error;
 use super::solver::{SolveReport, SolverOptions, check_len, rejected};
 use faer::Mat;
 use faer::linalg::solvers::Solve;
-use faer::sparse::Triplet;
+use faer::sparse::linalg::solvers::{Lu, SymbolicLu};
+use faer::sparse::{Pair, SymbolicSparseColMat};
 use std::time::Instant;
 
 type M3 = [[f64; 3]; 3];
@@ -190,8 +191,9 @@ impl Fb<'_> {
     }
 }
 
-/// Dense LU is used up to this many unknowns; sparse LU above.
-const DENSE_MAX: usize = 1500;
+/// Dense LU is used up to this many unknowns; sparse LU above (measured: at 144 unknowns dense
+/// is 2x faster, at 858 sparse is 60x faster).
+const DENSE_MAX: usize = 600;
 
 /// Solve the local problem. `r` is the warm start and the result; `u` receives `W r + q`.
 pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions) -> SolveReport {
@@ -230,7 +232,10 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
     } else {
         None
     };
-    let mut triplets: Vec<Triplet<usize, usize, f64>> = Vec::new();
+    // Sparse path: the Jacobian's pattern (blocks of W plus the diagonal) and entry order are
+    // the same at every iteration, so the pattern, its argsort and the symbolic LU are built once.
+    let mut sparse: Option<SparseJac> = None;
+    let mut vals: Vec<f64> = Vec::new();
     let (mut it, mut gradient_steps, mut failed_ls) = (0usize, 0usize, 0usize);
     let mut err = local_error(p, r, &st.u);
     let mut reason = "iteration limit";
@@ -258,17 +263,25 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
                 ok = dir.iter().all(|v| v.is_finite());
             }
             None => {
-                triplets.clear();
-                st.jacobian(r, |a, b, v| triplets.push(Triplet::new(a, b, v)));
-                if let Ok(jm) = Csc::try_new_from_triplets(n, n, &triplets)
-                    && let Ok(lu) = jm.sp_lu()
-                {
-                    let mut rhs = Mat::<f64>::from_fn(n, 1, |i, _| -st.phi[i]);
-                    lu.solve_in_place(rhs.as_mut());
-                    for (i, d) in dir.iter_mut().enumerate() {
-                        *d = rhs[(i, 0)];
+                if sparse.is_none() {
+                    sparse = SparseJac::new(&st, r, n);
+                }
+                if let Some(sj) = sparse.as_ref() {
+                    vals.clear();
+                    st.jacobian(r, |_, _, v| vals.push(v));
+                    if let Ok(jm) = faer::sparse::SparseColMat::new_from_argsort(
+                        sj.pattern.clone(),
+                        &sj.argsort,
+                        &vals,
+                    ) && let Ok(lu) = Lu::try_new_with_symbolic(sj.symbolic.clone(), jm.as_ref())
+                    {
+                        let mut rhs = Mat::<f64>::from_fn(n, 1, |i, _| -st.phi[i]);
+                        lu.solve_in_place(rhs.as_mut());
+                        for (i, d) in dir.iter_mut().enumerate() {
+                            *d = rhs[(i, 0)];
+                        }
+                        ok = dir.iter().all(|v| v.is_finite());
                     }
-                    ok = dir.iter().all(|v| v.is_finite());
                 }
             }
         }
@@ -326,6 +339,27 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
         message: format!(
             "{reason}; {gradient_steps} gradient steps, {failed_ls} failed line searches"
         ),
+    }
+}
+
+/// Fixed sparsity pattern of the Newton matrix with its symbolic LU.
+struct SparseJac {
+    pattern: SymbolicSparseColMat<usize>,
+    argsort: faer::sparse::Argsort<usize>,
+    symbolic: SymbolicLu<usize>,
+}
+
+impl SparseJac {
+    fn new(st: &Fb<'_>, r: &[f64], n: usize) -> Option<Self> {
+        let mut pairs = Vec::new();
+        st.jacobian(r, |a, b, _| pairs.push(Pair::new(a, b)));
+        let (pattern, argsort) = SymbolicSparseColMat::try_new_from_indices(n, n, &pairs).ok()?;
+        let symbolic = SymbolicLu::try_new(pattern.as_ref()).ok()?;
+        Some(SparseJac {
+            pattern,
+            argsort,
+            symbolic,
+        })
     }
 }
 
