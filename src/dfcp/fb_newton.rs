@@ -161,7 +161,8 @@ impl Fb<'_> {
     }
 
     /// Visit the Jacobian entries at `r` (requires `merit(r)` evaluated first).
-    fn jacobian(&self, r: &[f64], mut emit: impl FnMut(usize, usize, f64)) {
+    /// `shift` is added to the diagonal.
+    fn jacobian(&self, r: &[f64], shift: f64, mut emit: impl FnMut(usize, usize, f64)) {
         let b = &self.p.blocks;
         for (c, k) in self.p.cones.iter().enumerate() {
             let (_, own, a) = contact_fb(&r[3 * c..3 * c + 3], &self.u[3 * c..3 * c + 3], k.mu_t);
@@ -171,6 +172,7 @@ impl Fb<'_> {
                 for j in 0..3 {
                     diag[i][j] += a[i][0] * wcc[j] + a[i][1] * wcc[3 + j] + a[i][2] * wcc[6 + j];
                 }
+                diag[i][i] += shift;
             }
             for (i, row) in diag.iter().enumerate() {
                 for (j, v) in row.iter().enumerate() {
@@ -236,7 +238,8 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
     // the same at every iteration, so the pattern, its argsort and the symbolic LU are built once.
     let mut sparse: Option<SparseJac> = None;
     let mut vals: Vec<f64> = Vec::new();
-    let (mut it, mut gradient_steps, mut failed_ls) = (0usize, 0usize, 0usize);
+    let (mut it, mut gradient_steps, mut failed_ls, mut shifted) = (0usize, 0usize, 0usize, 0usize);
+    let mut jd = vec![0.0; n];
     let mut err = local_error(p, r, &st.u);
     let mut reason = "iteration limit";
     while it < opts.max_iter {
@@ -248,47 +251,66 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
             break;
         }
         it += 1;
-        // Newton direction J d = -Phi.
+        // Newton direction (J + shift I) d = -Phi: exact Newton first; if the matrix is singular
+        // (degenerate FB points near the solution) retry with a small diagonal shift, a
+        // Levenberg–Marquardt-like regularisation.
+        let jmax = {
+            let mut m = 0.0f64;
+            st.jacobian(r, 0.0, |_, _, v| m = m.max(v.abs()));
+            m.max(f64::MIN_POSITIVE)
+        };
         let mut ok = false;
-        match dense.as_mut() {
-            Some(j) => {
-                j.fill(0.0);
-                st.jacobian(r, |a, b, v| j[(a, b)] += v);
-                let lu = j.partial_piv_lu();
-                let mut rhs = Mat::<f64>::from_fn(n, 1, |i, _| -st.phi[i]);
-                lu.solve_in_place(rhs.as_mut());
-                for (i, d) in dir.iter_mut().enumerate() {
-                    *d = rhs[(i, 0)];
+        for shift in [0.0, 1e-10 * jmax, 1e-6 * jmax] {
+            match dense.as_mut() {
+                Some(j) => {
+                    j.fill(0.0);
+                    st.jacobian(r, shift, |a, b, v| j[(a, b)] += v);
+                    let lu = j.partial_piv_lu();
+                    let mut rhs = Mat::<f64>::from_fn(n, 1, |i, _| -st.phi[i]);
+                    lu.solve_in_place(rhs.as_mut());
+                    for (i, d) in dir.iter_mut().enumerate() {
+                        *d = rhs[(i, 0)];
+                    }
+                    ok = dir.iter().all(|v| v.is_finite());
                 }
-                ok = dir.iter().all(|v| v.is_finite());
-            }
-            None => {
-                if sparse.is_none() {
-                    sparse = SparseJac::new(&st, r, n);
-                }
-                if let Some(sj) = sparse.as_ref() {
-                    vals.clear();
-                    st.jacobian(r, |_, _, v| vals.push(v));
-                    if let Ok(jm) = faer::sparse::SparseColMat::new_from_argsort(
-                        sj.pattern.clone(),
-                        &sj.argsort,
-                        &vals,
-                    ) && let Ok(lu) = Lu::try_new_with_symbolic(sj.symbolic.clone(), jm.as_ref())
-                    {
-                        let mut rhs = Mat::<f64>::from_fn(n, 1, |i, _| -st.phi[i]);
-                        lu.solve_in_place(rhs.as_mut());
-                        for (i, d) in dir.iter_mut().enumerate() {
-                            *d = rhs[(i, 0)];
+                None => {
+                    if sparse.is_none() {
+                        sparse = SparseJac::new(&st, r, n);
+                    }
+                    if let Some(sj) = sparse.as_ref() {
+                        vals.clear();
+                        st.jacobian(r, shift, |_, _, v| vals.push(v));
+                        if let Ok(jm) = faer::sparse::SparseColMat::new_from_argsort(
+                            sj.pattern.clone(),
+                            &sj.argsort,
+                            &vals,
+                        ) && let Ok(lu) =
+                            Lu::try_new_with_symbolic(sj.symbolic.clone(), jm.as_ref())
+                        {
+                            let mut rhs = Mat::<f64>::from_fn(n, 1, |i, _| -st.phi[i]);
+                            lu.solve_in_place(rhs.as_mut());
+                            for (i, d) in dir.iter_mut().enumerate() {
+                                *d = rhs[(i, 0)];
+                            }
+                            ok = dir.iter().all(|v| v.is_finite());
                         }
-                        ok = dir.iter().all(|v| v.is_finite());
                     }
                 }
             }
+            if ok {
+                break;
+            }
+            shifted += 1;
         }
-        // Directional derivative of psi along dir is Phi^T J dir = -|Phi|^2 for an exact Newton
-        // step; fall back to steepest descent -J^T Phi otherwise.
-        let mut slope = -2.0 * psi;
-        if !ok {
+        // Slope of psi = |Phi|^2/2 along dir: Phi . (J dir). Steepest descent -J^T Phi if the
+        // direction is unusable or not a descent direction.
+        let mut slope = f64::NAN;
+        if ok {
+            jd.iter_mut().for_each(|v| *v = 0.0);
+            st.jacobian(r, 0.0, |a, b, v| jd[a] += v * dir[b]);
+            slope = jd.iter().zip(&st.phi).map(|(a, b)| a * b).sum::<f64>();
+        }
+        if !(ok && slope < 0.0) {
             gradient_steps += 1;
             jt_phi(&st, r, &mut dir);
             let g2: f64 = dir.iter().map(|v| v * v).sum();
@@ -337,7 +359,7 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
         residual_rel: err.rel,
         time: start.elapsed(),
         message: format!(
-            "{reason}; {gradient_steps} gradient steps, {failed_ls} failed line searches"
+            "{reason}; {gradient_steps} gradient steps, {shifted} shifted Newton systems, {failed_ls} failed line searches"
         ),
     }
 }
@@ -352,7 +374,7 @@ struct SparseJac {
 impl SparseJac {
     fn new(st: &Fb<'_>, r: &[f64], n: usize) -> Option<Self> {
         let mut pairs = Vec::new();
-        st.jacobian(r, |a, b, _| pairs.push(Pair::new(a, b)));
+        st.jacobian(r, 0.0, |a, b, _| pairs.push(Pair::new(a, b)));
         let (pattern, argsort) = SymbolicSparseColMat::try_new_from_indices(n, n, &pairs).ok()?;
         let symbolic = SymbolicLu::try_new(pattern.as_ref()).ok()?;
         Some(SparseJac {
@@ -366,5 +388,5 @@ impl SparseJac {
 /// `out = J^T Phi` at `r`.
 fn jt_phi(st: &Fb<'_>, r: &[f64], out: &mut [f64]) {
     out.iter_mut().for_each(|v| *v = 0.0);
-    st.jacobian(r, |a, b, v| out[b] += v * st.phi[a]);
+    st.jacobian(r, 0.0, |a, b, v| out[b] += v * st.phi[a]);
 }
