@@ -247,6 +247,9 @@ pub fn solve_with(
     let mut work = ApgWork::default();
     let mut centre_n = alpha.clone();
     let mut centre_t = fx.clone();
+    // Per-iteration buffers, allocated once.
+    let mut f_prev = vec![[0.0f64; 2]; nc];
+    let mut gbuf = vec![0.0; fx.len()];
     let mut best_r = sp.r.clone();
     let mut best_err = f64::INFINITY;
     let (mut it, mut qp_iters, mut qp_fail) = (0usize, 0usize, 0usize);
@@ -273,9 +276,9 @@ pub fn solve_with(
             sp.r[3 * c] = alpha[c];
         }
         centre_n.copy_from_slice(&alpha);
-        let f_prev: Vec<[f64; 2]> = (0..nc)
-            .map(|c| [sp.r[3 * c + 1], sp.r[3 * c + 2]])
-            .collect();
+        for c in 0..nc {
+            f_prev[c] = [sp.r[3 * c + 1], sp.r[3 * c + 2]];
+        }
         let rep = solve_apg(
             &mut FrictionQp(&mut sp),
             &mut fx,
@@ -287,8 +290,7 @@ pub fn solve_with(
         qp_fail += (!rep.converged) as usize;
         centre_t.copy_from_slice(&fx);
         // Sync r_T with the final friction variables, then measure.
-        let mut g = vec![0.0; fx.len()];
-        FrictionQp(&mut sp).grad(&fx.clone(), &mut g);
+        FrictionQp(&mut sp).grad(&fx, &mut gbuf);
         let (mut num, mut den) = (0.0, 0.0);
         for c in 0..nc {
             num +=
