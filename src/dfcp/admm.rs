@@ -413,8 +413,9 @@ pub fn solve(
         residual_rel: err.total,
         time: start.elapsed(),
         message: format!(
-            "{reason}; δ∞ {delta_inf:.2e}, eq_rel {:.1e}, {updates} contact updates, {} colours + tail {}",
+            "{reason}; δ∞ {delta_inf:.2e}, eq_rel {:.1e}, {updates} contact updates, {} closed-form contacts, {} colours + tail {}",
             err.eq_rel,
+            pr.iso.iter().filter(|x| x.is_some()).count(),
             pr.coloring.colors.len(),
             pr.coloring.tail.len()
         ),
