@@ -61,8 +61,8 @@ fn particles(n: usize, mu: f64) -> GlobalProblem {
         let t2 = cross(nrm, t1);
         for &(i, s) in bodies {
             for (k, axis) in [nrm, t1, t2].iter().enumerate() {
-                for d in 0..3 {
-                    ht.push(Triplet::new(3 * i + d, 3 * c + k, s * axis[d]));
+                for (d, a) in axis.iter().enumerate() {
+                    ht.push(Triplet::new(3 * i + d, 3 * c + k, s * a));
                 }
             }
         }
