@@ -144,3 +144,14 @@ fn sp_polyhedral_fails_honestly_on_sliding_problem() {
     assert!(!rep.converged && rep.residual_rel > 1e-6, "{rep}");
     assert_eq!(rep.iterations, 300);
 }
+
+#[test]
+fn prox_back_off_stalls_on_capsules_and_says_so() {
+    // 003 Alg. 2's rule rejects every sweep whose |Δλ|inf grows and shrinks the r-factors by
+    // nu = 0.9; on Capsules that happens ~170 times in 1e5 sweeps and PROX stalls near 1e-6.
+    // Within 3000 sweeps it must report failure with its real error.
+    let p = local(CAPS);
+    let (_, _, rep) = run(&p, prox::solve, 1e-8, 3_000);
+    assert!(!rep.converged && rep.residual_rel > 1e-8, "{rep}");
+    assert!(rep.message.contains("rejected"), "{rep}");
+}

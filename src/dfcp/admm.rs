@@ -23,7 +23,7 @@
 use super::coloring::{Coloring, greedy};
 use super::global_reduction::{Factor, is_symmetric, symmetrized};
 use super::problem::{Csc, GlobalProblem};
-use super::residual::global_error;
+use super::residual::{GlobalErrorWork, global_error_with};
 use super::solver::{SolveReport, SolverOptions, check_len, rejected};
 use crate::friction::cone::Cone;
 use crate::friction::local_solver::{solve_contact, solve_isotropic_diagonal};
@@ -363,7 +363,8 @@ pub fn solve(
     let mut rhs = Mat::<f64>::zeros(ndof, 1);
     let mut delta_inf = f64::INFINITY;
     let (mut it, mut updates) = (0usize, 0usize);
-    let mut err = global_error(g, r, &p);
+    let mut ework = GlobalErrorWork::default();
+    let mut err = global_error_with(g, r, &p, &mut ework);
     let mut reason = "iteration limit";
     while it < opts.max_iter {
         if err.total <= opts.tol {
@@ -394,7 +395,7 @@ pub fn solve(
         for i in 0..ndof {
             lambda[i] += p[i] - vk[i];
         }
-        err = global_error(g, r, &p);
+        err = global_error_with(g, r, &p, &mut ework);
         if !err.total.is_finite() {
             reason = "diverged (non-finite iterate)";
             break;

@@ -68,24 +68,42 @@ pub struct GlobalError {
     pub total: f64,
 }
 
+/// Work buffers for [`global_error_with`] (so iterative solvers measure without allocating).
+#[derive(Default)]
+pub struct GlobalErrorWork {
+    u: Vec<f64>,
+    mv: Vec<f64>,
+    hr: Vec<f64>,
+}
+
 /// Error of `(r, v)` for a global problem.
 pub fn global_error(p: &GlobalProblem, r: &[f64], v: &[f64]) -> GlobalError {
-    let mut u = vec![0.0; r.len()];
-    p.velocity(v, &mut u);
-    let a = natural_map_abs(r, &u, &p.cones);
-    let mut mv = vec![0.0; v.len()];
-    let mut hr = vec![0.0; v.len()];
-    csc_mul(&p.m, v, &mut mv);
-    csc_mul(&p.h, r, &mut hr);
-    let eq: f64 = mv
-        .iter()
-        .zip(&hr)
-        .zip(&p.f)
-        .map(|((a, b), c)| (a - b - c).powi(2))
-        .sum::<f64>()
-        .sqrt();
-    let eq_rel = eq / norm2(&p.f).max(norm2(&mv)).max(norm2(&hr)).max(1e-300);
-    let natmap_rel = a / norm2(&u).max(norm2(r)).max(1e-300);
+    global_error_with(p, r, v, &mut GlobalErrorWork::default())
+}
+
+/// [`global_error`] with caller-owned buffers.
+pub fn global_error_with(
+    p: &GlobalProblem,
+    r: &[f64],
+    v: &[f64],
+    w: &mut GlobalErrorWork,
+) -> GlobalError {
+    w.u.resize(r.len(), 0.0);
+    w.mv.resize(v.len(), 0.0);
+    w.hr.resize(v.len(), 0.0);
+    p.velocity(v, &mut w.u);
+    let a = natural_map_abs(r, &w.u, &p.cones);
+    csc_mul(&p.m, v, &mut w.mv);
+    csc_mul(&p.h, r, &mut w.hr);
+    let eq: f64 =
+        w.mv.iter()
+            .zip(&w.hr)
+            .zip(&p.f)
+            .map(|((a, b), c)| (a - b - c).powi(2))
+            .sum::<f64>()
+            .sqrt();
+    let eq_rel = eq / norm2(&p.f).max(norm2(&w.mv)).max(norm2(&w.hr)).max(1e-300);
+    let natmap_rel = a / norm2(&w.u).max(norm2(r)).max(1e-300);
     GlobalError {
         natmap_abs: a,
         natmap_rel,
