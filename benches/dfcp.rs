@@ -57,5 +57,37 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, bench, bench_nodal);
 criterion_main!(benches);
+
+/// ADMM on a large synthetic nodal problem (20k particles, 40k contacts), a fixed 10 ADMM
+/// iterations x 10 GS sweeps, with 1 and 2 rayon threads: throughput of the coloured sweep
+/// (the results are bit-identical, tested in dfcp_global_solvers).
+fn bench_nodal(c: &mut Criterion) {
+    use fricsim::dfcp::admm::{AdmmParams, solve as admm};
+    let g = fricsim::dfcp::synthetic::particles(20_000, 0.5);
+    let opts = SolverOptions {
+        tol: 1e-300,
+        max_iter: 10,
+        max_time: None,
+    };
+    let mut grp = c.benchmark_group("nodal_admm_20k");
+    grp.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(5));
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("thread pool");
+        grp.bench_function(format!("threads_{threads}"), |b| {
+            b.iter(|| {
+                pool.install(|| {
+                    let (mut r, mut v) = (vec![0.0; 3 * g.nc()], vec![0.0; g.ndof()]);
+                    admm(&g, &mut r, &mut v, &opts, &AdmmParams::default()).expect("factorisation")
+                })
+            })
+        });
+    }
+    grp.finish();
+}

@@ -2,90 +2,15 @@
 //! scaled identity, so with per-node weights every Delassus diagonal block is isotropic and the
 //! ADMM projection uses the closed-form local solver), plus warm start and time limits.
 
-use faer::sparse::Triplet;
 use fricsim::dfcp::admm::{self, AdmmParams};
 use fricsim::dfcp::dispatch::solve_global;
 use fricsim::dfcp::gauss_seidel;
 use fricsim::dfcp::global_reduction::Reduced;
-use fricsim::dfcp::problem::{Csc, GlobalProblem};
 use fricsim::dfcp::residual::global_error;
 use fricsim::dfcp::solver::SolverOptions;
-use fricsim::friction::cone::Cone;
 use std::time::Duration;
 
-fn normalize(a: [f64; 3]) -> [f64; 3] {
-    let n = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
-    [a[0] / n, a[1] / n, a[2] / n]
-}
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-/// `n` particles resting on the ground (one contact each) and touching their neighbour (a
-/// contact per pair with a tilted normal), thrown sideways and downwards.
-fn particles(n: usize, mu: f64) -> GlobalProblem {
-    let ndof = 3 * n;
-    let mut mt = Vec::new();
-    let mut f = vec![0.0; ndof];
-    for i in 0..n {
-        let m = 1.0 + 0.1 * i as f64;
-        let vfree = [
-            0.5 * (i as f64).sin(),
-            0.3 * (i as f64).cos(),
-            -1.0 - 0.1 * i as f64,
-        ];
-        for k in 0..3 {
-            mt.push(Triplet::new(3 * i + k, 3 * i + k, m));
-            f[3 * i + k] = m * vfree[k];
-        }
-    }
-    let mut ht = Vec::new();
-    let mut w = Vec::new();
-    let mut c = 0;
-    let mut add = |bodies: &[(usize, f64)],
-                   nrm: [f64; 3],
-                   w0: f64,
-                   ht: &mut Vec<Triplet<usize, usize, f64>>| {
-        let t1 = normalize(cross(
-            nrm,
-            if nrm[0].abs() < 0.9 {
-                [1.0, 0.0, 0.0]
-            } else {
-                [0.0, 1.0, 0.0]
-            },
-        ));
-        let t2 = cross(nrm, t1);
-        for &(i, s) in bodies {
-            for (k, axis) in [nrm, t1, t2].iter().enumerate() {
-                for (d, a) in axis.iter().enumerate() {
-                    ht.push(Triplet::new(3 * i + d, 3 * c + k, s * a));
-                }
-            }
-        }
-        w.extend([w0, 0.0, 0.0]);
-        c += 1;
-    };
-    for i in 0..n {
-        add(&[(i, 1.0)], [0.0, 0.0, 1.0], 0.0, &mut ht);
-    }
-    for i in 0..n - 1 {
-        // Normal from i+1 to i, tilted; a small approach velocity keeps the pair in contact.
-        add(
-            &[(i, 1.0), (i + 1, -1.0)],
-            normalize([-1.0, 0.1, 0.3]),
-            -0.05,
-            &mut ht,
-        );
-    }
-    let nc = w.len() / 3;
-    let m = Csc::try_new_from_triplets(ndof, ndof, &mt).unwrap();
-    let h = Csc::try_new_from_triplets(ndof, 3 * nc, &ht).unwrap();
-    GlobalProblem::new(m, h, f, w, vec![Cone::isotropic(mu).unwrap(); nc]).unwrap()
-}
+use fricsim::dfcp::synthetic::particles;
 
 #[test]
 fn nodal_admm_uses_closed_form_and_matches_delassus_gs() {

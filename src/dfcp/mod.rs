@@ -30,3 +30,4 @@ pub mod prox;
 pub mod residual;
 pub mod solver;
 pub mod staggered_projections;
+pub mod synthetic;
