@@ -61,11 +61,20 @@ fn admm_lmgc_fem() {
 
 #[test]
 fn parallel_sweep_is_bit_identical_for_1_and_2_threads() {
-    for stem in [
-        "Box_Stacks-i0122-82-5",
-        "LMGC_GlobalFrictionContactProblem00046",
-    ] {
-        let g = global(stem);
+    // The two FCLib problems, and a synthetic nodal one large enough (3999 contacts in 3 colours)
+    // that rayon really splits every colour across both threads.
+    let problems = [
+        ("Box_Stacks-i0122-82-5", global("Box_Stacks-i0122-82-5")),
+        (
+            "LMGC_GlobalFrictionContactProblem00046",
+            global("LMGC_GlobalFrictionContactProblem00046"),
+        ),
+        (
+            "particles-2000",
+            fricsim::dfcp::synthetic::particles(2000, 0.4),
+        ),
+    ];
+    for (stem, g) in problems {
         let run = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
