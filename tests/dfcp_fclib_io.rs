@@ -152,3 +152,55 @@ fn bad_files_give_clear_errors() {
     std::fs::write(&f, &bytes[..2000]).unwrap();
     assert!(read_problem(&f).is_err());
 }
+
+/// Independent reader check (needs Debian python3-h5py, numpy, scipy):
+/// `cargo test --release --test dfcp_fclib_io -- --ignored`. fclib_tools.py (h5py + scipy) reads
+/// the HDF5 problem and the solution file we write and must print the same error as fricsim.
+#[test]
+#[ignore]
+fn our_hdf5_and_solution_files_are_read_by_fclib_tools() {
+    use fricsim::dfcp::dispatch::solve;
+    use fricsim::dfcp::fclib::write_solution;
+    use fricsim::dfcp::solver::SolverOptions;
+    let dir = tempfile::tempdir().unwrap();
+    for stem in [
+        "Capsules-i125-1213",
+        "LMGC_GlobalFrictionContactProblem00046",
+    ] {
+        let p = problem(stem);
+        let h5 = dir.path().join(format!("{stem}.hdf5"));
+        write_hdf5(&h5, &p).unwrap();
+        let s = solve(&p, "auto", &SolverOptions::new(1e-9, 100_000)).unwrap();
+        let sol = dir.path().join("sol.txt");
+        write_solution(&sol, "test", &s.r, &s.u, s.v.as_deref()).unwrap();
+        let out = std::process::Command::new("/usr/bin/python3")
+            .arg(fclib_dir().join("fclib_tools.py"))
+            .args(["check", h5.to_str().unwrap(), sol.to_str().unwrap()])
+            .output()
+            .expect("python3 runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{text} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let abs: f64 = text
+            .split("'natmap_abs': ")
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        // Same formula and data, but scipy recomputes u = W r + q (or H^T v + w) in another
+        // summation order: the two errors differ by round-off of u, ~1e-16 |u| per entry; allow
+        // 1e-12 of the data scale.
+        let scale = fricsim::dfcp::problem::norm2(&s.u).max(fricsim::dfcp::problem::norm2(&s.r));
+        assert!(
+            (abs - s.report.residual_abs).abs() <= 1e-12 * scale,
+            "{stem}: {abs} vs {}",
+            s.report.residual_abs
+        );
+    }
+}
