@@ -14,6 +14,7 @@
 use super::problem::LocalProblem;
 use super::residual::local_error;
 use super::solver::{SolveReport, SolverOptions, check_len, rejected};
+use crate::friction::cone::hyp;
 use faer::Mat;
 use faer::linalg::solvers::Solve;
 use faer::sparse::linalg::solvers::{Lu, SymbolicLu};
@@ -24,7 +25,7 @@ type M3 = [[f64; 3]; 3];
 
 /// `sqrt(z)` in the Jordan algebra of the Lorentz cone (`z` in the cone).
 fn soc_sqrt(z: [f64; 3]) -> [f64; 3] {
-    let nb = z[1].hypot(z[2]);
+    let nb = hyp(z[1], z[2]);
     let l1 = (z[0] - nb).max(0.0).sqrt();
     let l2 = (z[0] + nb).max(0.0).sqrt();
     let (e1, e2) = if nb > 0.0 {
@@ -107,7 +108,7 @@ fn fb(x: &[f64; 3], y: &[f64; 3]) -> ([f64; 3], M3, M3) {
 
 /// Scalar FB `a + b - sqrt(a^2 + b^2)` and its partials.
 fn fb_scalar(a: f64, b: f64) -> (f64, f64, f64) {
-    let n = a.hypot(b);
+    let n = hyp(a, b);
     if n == 0.0 {
         let c = 1.0 - std::f64::consts::FRAC_1_SQRT_2;
         return (0.0, c, c);
@@ -128,7 +129,7 @@ fn contact_fb(r: &[f64], u: &[f64], mu: f64, rho: f64) -> ([f64; 3], M3, M3) {
         let a = [[db, 0.0, 0.0], [0.0; 3], [0.0; 3]];
         return ([p, r[1], r[2]], own, a);
     }
-    let ut = u[1].hypot(u[2]);
+    let ut = hyp(u[1], u[2]);
     let x = [rho * mu * r[0], rho * r[1], rho * r[2]];
     let y = [(u[0] + mu * ut) / mu, u[1], u[2]];
     let (phi, ax, ay) = fb(&x, &y);

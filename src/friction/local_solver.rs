@@ -11,7 +11,7 @@
 //! * [`solve_contact`]: either of the above on an elliptic cone through the exact scaling of
 //!   [`crate::friction::cone`].
 
-use super::cone::Cone;
+use super::cone::{Cone, hyp};
 use std::sync::LazyLock;
 
 /// Which branch of the Coulomb law the local solution is on.
@@ -32,7 +32,7 @@ pub fn solve_isotropic_diagonal(ustar: [f64; 3], mu: f64) -> ([f64; 3], ContactC
     if ustar[0] >= 0.0 {
         return (ustar, ContactCase::TakeOff);
     }
-    let tau = ustar[1].hypot(ustar[2]);
+    let tau = hyp(ustar[1], ustar[2]);
     let alpha = -mu * ustar[0];
     if tau <= alpha {
         ([0.0; 3], ContactCase::Stick)
@@ -46,7 +46,7 @@ pub fn solve_isotropic_diagonal(ustar: [f64; 3], mu: f64) -> ([f64; 3], ContactC
 #[inline]
 pub fn local_residual_sq(r: &[f64; 3], u: &[f64; 3], mu: f64) -> f64 {
     let t = [
-        r[0] - (u[0] + mu * u[1].hypot(u[2])),
+        r[0] - (u[0] + mu * hyp(u[1], u[2])),
         r[1] - u[1],
         r[2] - u[2],
     ];
@@ -149,8 +149,8 @@ impl Slide<'_> {
         // not on |u_T|: at the stick/slide boundary u_T -> 0 and its direction is pure noise,
         // while the solution is still exact (sliding at zero speed = sticking on the boundary).
         let scale = self.us[0].abs()
-            + self.us[1].hypot(self.us[2])
-            + rho * (wd[0].abs() + wd[1].hypot(wd[2]));
+            + hyp(self.us[1], self.us[2])
+            + rho * (wd[0].abs() + hyp(wd[1], wd[2]));
         let along = ut[0] * c + ut[1] * s;
         let across = ut[0] * s - ut[1] * c;
         if along > 1e-12 * scale || across.abs() > 1e-10 * scale {
@@ -228,7 +228,7 @@ pub fn solve_full_block(
     if let Some(x) = solve3(w, &ustar) {
         let r = [-x[0], -x[1], -x[2]];
         // Stick if r is in the cone; the relative slack absorbs the round-off of the 3x3 solve.
-        if r[0] >= 0.0 && r[1].hypot(r[2]) <= mu * r[0] * (1.0 + 1e-12) {
+        if r[0] >= 0.0 && hyp(r[1], r[2]) <= mu * r[0] * (1.0 + 1e-12) {
             return (r, ContactCase::Stick);
         }
         consider(r, &mut best);
@@ -242,7 +242,7 @@ pub fn solve_full_block(
     }
     let sl = Slide { w, us: ustar, mu };
     // 1) Newton from the previous sliding direction.
-    let prev_t = r_prev[1].hypot(r_prev[2]);
+    let prev_t = hyp(r_prev[1], r_prev[2]);
     let theta_prev = if prev_t > 0.0 {
         Some(r_prev[2].atan2(r_prev[1]))
     } else {
@@ -327,8 +327,8 @@ mod tests {
         let tol = 1e-12 * scale;
         assert!(r[0] >= -tol && u[0] >= -tol, "r={r:?} u={u:?}");
         assert!((r[0] * u[0]).abs() <= tol * scale);
-        let rt = r[1].hypot(r[2]);
-        let ut = u[1].hypot(u[2]);
+        let rt = hyp(r[1], r[2]);
+        let ut = hyp(u[1], u[2]);
         assert!(rt <= mu * r[0] + tol);
         if ut > tol {
             assert!(
@@ -441,7 +441,7 @@ mod tests {
         assert_eq!(case, ContactCase::Slide);
         let u = u_of(&w, &r, &us);
         assert!(u[0].abs() < 1e-12);
-        let m = (0.2 * u[1]).hypot(0.9 * u[2]);
+        let m = hyp(0.2 * u[1], 0.9 * u[2]);
         // Round-off of the theta Newton (1e-14) amplified by the aspect ratio 4.5.
         assert!((r[1] + r[0] * 0.04 * u[1] / m).abs() < 1e-12);
         assert!((r[2] + r[0] * 0.81 * u[2] / m).abs() < 1e-12);
