@@ -4,7 +4,8 @@
 //! and gets the exact solution of its one-contact problem: the closed form of 004 §3 when
 //! `W_cc = s I` and the cone is isotropic, the enumerative solver of
 //! [`crate::friction::local_solver`] otherwise (full 3x3 blocks, elliptic cones). The
-//! natural-map error is measured after every sweep.
+//! natural-map error is measured after every sweep once within 10x of the tolerance, every
+//! `CHECK_EVERY` sweeps before, and always on the returned iterate.
 
 use super::problem::LocalProblem;
 use super::residual::local_error;
