@@ -252,7 +252,12 @@ fn project(
         }
     }
     st.sleep_until.fill(0);
-    let thresh = if prm.sleeping { 0.01 * delta_inf } else { -1.0 };
+    // No δ∞ yet (first ADMM iteration): nothing sleeps, every contact is swept.
+    let thresh = if prm.sleeping && delta_inf.is_finite() {
+        0.01 * delta_inf
+    } else {
+        -1.0
+    };
     let mut updates = 0;
     let visit =
         |c: usize, d: [f64; 3], sweep: usize, p: &mut [f64], r: &mut [f64], sl: &mut [usize]| {
