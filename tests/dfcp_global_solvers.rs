@@ -143,3 +143,21 @@ fn delta_inf_stop_is_reported_honestly() {
 fn sp_exact_on_delassus_box_stacks() {
     gate("Box_Stacks-i0122-82-5", "sp-exact");
 }
+
+#[test]
+fn fem_problem_takes_the_nodal_closed_form_path() {
+    // LMGC's FEM contacts act on single mesh nodes with frame-rotation Jacobians: with per-node
+    // weights every S_cc is isotropic, so ADMM uses 004's closed form on all 9 contacts.
+    let g = global("LMGC_GlobalFrictionContactProblem00046");
+    let (mut r, mut v) = (vec![0.0; 3 * g.nc()], vec![0.0; g.ndof()]);
+    let rep = admm::solve(
+        &g,
+        &mut r,
+        &mut v,
+        &SolverOptions::new(1e-8, 5_000),
+        &AdmmParams::default(),
+    )
+    .unwrap();
+    assert!(rep.converged, "{rep}");
+    assert!(rep.message.contains("9 closed-form contacts"), "{rep}");
+}
