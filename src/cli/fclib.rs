@@ -13,6 +13,7 @@ use std::time::Duration;
 pub enum FclibCommand {
     /// Solve one FCLib problem (.hdf5 or its .txt copy) and print iterations, residual and time.
     Solve {
+        /// Problem file: FCLib HDF5 or its plain-text copy (detected from the content).
         file: PathBuf,
         /// Solver: auto (default: Gauss–Seidel, then Fischer–Burmeister Newton if needed), gs,
         /// fb, prox, pgs-lcp, sp (staggered projections, 8-sample cone), sp-exact, admm (global only).
@@ -21,6 +22,8 @@ pub enum FclibCommand {
         /// Relative natural-map tolerance (Siconos's measure).
         #[arg(long, default_value_t = 1e-8)]
         tol: f64,
+        /// Iteration limit: sweeps (gs, prox, pgs-lcp), Newton steps (fb), outer iterations
+        /// (sp, admm).
         #[arg(long, default_value_t = 100_000)]
         max_iter: usize,
         /// Wall-time limit in seconds.
