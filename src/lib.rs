@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod contact;
+pub mod dfcp;
 pub mod energy;
 pub mod friction;
 pub mod linalg;

@@ -11,8 +11,15 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match &cli.command {
-        Command::Run(args) => fricsim::cli::run::run(args),
-        Command::Check(args) => fricsim::cli::check::run(args),
+    match cli.command {
+        Command::Run(args) => fricsim::cli::run::run(&args),
+        Command::Check(args) => fricsim::cli::check::run(&args),
+        Command::Fclib(cmd) => match fricsim::cli::fclib::run(cmd) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                ExitCode::from(fricsim::cli::exit::BAD_INPUT)
+            }
+        },
     }
 }

@@ -1,6 +1,7 @@
 //! Command-line subcommands.
 
 pub mod check;
+pub mod fclib;
 pub mod run;
 
 use clap::{Parser, Subcommand};
@@ -19,6 +20,9 @@ pub enum Command {
     Run(RunArgs),
     /// Validate a scene and print a summary without running it.
     Check(CheckArgs),
+    /// Exact Coulomb contact solvers on FCLib problem files (solve, bench).
+    #[command(subcommand)]
+    Fclib(fclib::FclibCommand),
 }
 
 #[derive(Debug, clap::Args)]

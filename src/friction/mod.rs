@@ -1,2 +1,5 @@
-//! Friction laws. `smooth`: the smoothed Coulomb/Stribeck/viscous law of the penalty pipeline.
+//! Friction laws: smoothed Coulomb/Stribeck (penalty pipeline), Coulomb cones and their exact
+//! projections, and one-contact exact solvers (DFCP layer).
+pub mod cone;
+pub mod local_solver;
 pub mod smooth;

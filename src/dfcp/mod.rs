@@ -1,0 +1,33 @@
+//! The discrete frictional contact problem (DFCP): problem types, residual, FCLib I/O, solvers.
+//!
+//! Local form `u = W r + q`, global form `M v = H r + f`, `u = H^T v + w`; per contact
+//! `(u_c, r_c)` satisfies Signorini + Coulomb on an isotropic or elliptic cone. Every solver takes
+//! a warm start, honours `SolverOptions {tol, max_iter, max_time}`, stops on Siconos's relative
+//! natural-map error and reports `converged` only when the final measured error is `<= tol`.
+//!
+//! | solver | form | module |
+//! |---|---|---|
+//! | block Gauss–Seidel, exact local solver | local | [`gauss_seidel`] |
+//! | Fischer–Burmeister SOC Newton | local | [`fb_newton`] |
+//! | PROX GS with r-factors (003 Alg. 2) | local | [`prox`] |
+//! | PGS on the box LCP (002 baseline) | local | [`pgs_lcp`] |
+//! | Staggered Projections (002 Alg. 1) | local | [`staggered_projections`] |
+//! | nodal ADMM + matrix-free coloured GS (004 Alg. 2–3) | global | [`admm`] |
+//! | any local solver on the Delassus form | global | [`global_reduction`] |
+//!
+//! [`dispatch`] selects a solver by name for either form (`auto` is the robust default).
+pub mod admm;
+pub mod block_rows;
+pub mod coloring;
+pub mod dispatch;
+pub mod fb_newton;
+pub mod fclib;
+pub mod gauss_seidel;
+pub mod global_reduction;
+pub mod pgs_lcp;
+pub mod problem;
+pub mod prox;
+pub mod residual;
+pub mod solver;
+pub mod staggered_projections;
+pub mod synthetic;

@@ -1,0 +1,178 @@
+//! The discrete frictional contact problem (DFCP) in local and global form.
+//!
+//! Local (FCLib `fclib_local`): `u = W r + q`, per contact `(u_c, r_c)` satisfies Signorini +
+//! Coulomb on cone `K_c`; frames are (normal, tangent, binormal), so `r_c = (r_N, r_t, r_b)`.
+//!
+//! Global (FCLib `fclib_global`): `M v = H r + f`, `u = H^T v + w`, same contact law; `H` is
+//! `ndof x 3nc`.
+// Numeric kernels index several parallel arrays with one counter; iterator zips would hide that.
+#![allow(clippy::needless_range_loop)]
+
+use super::block_rows::BlockRows;
+use crate::friction::cone::Cone;
+use faer::sparse::SparseColMat;
+
+/// Compressed sparse column matrix, the storage of all problem matrices.
+pub type Csc = SparseColMat<usize, f64>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProblemError {
+    #[error("matrix {name} is {rows}x{cols}, expected {erows}x{ecols}")]
+    MatrixShape { name: &'static str, rows: usize, cols: usize, erows: usize, ecols: usize },
+    #[error("vector {name} has length {len}, expected {expected}")]
+    VectorLength { name: &'static str, len: usize, expected: usize },
+    #[error("{name} contains a non-finite value at index {index}")]
+    NonFinite { name: &'static str, index: usize },
+    #[error("contact space dimension {0} is not a multiple of 3 (only spacedim 3 is supported)")]
+    NotThreeD(usize),
+}
+
+fn check_finite(name: &'static str, x: &[f64]) -> Result<(), ProblemError> {
+    match x.iter().position(|v| !v.is_finite()) {
+        Some(index) => Err(ProblemError::NonFinite { name, index }),
+        None => Ok(()),
+    }
+}
+
+fn check_shape(name: &'static str, a: &Csc, erows: usize, ecols: usize) -> Result<(), ProblemError> {
+    if a.nrows() != erows || a.ncols() != ecols {
+        return Err(ProblemError::MatrixShape { name, rows: a.nrows(), cols: a.ncols(), erows, ecols });
+    }
+    check_finite(name, a.val())
+}
+
+fn check_len(name: &'static str, x: &[f64], expected: usize) -> Result<(), ProblemError> {
+    if x.len() != expected {
+        return Err(ProblemError::VectorLength { name, len: x.len(), expected });
+    }
+    check_finite(name, x)
+}
+
+/// Local form `u = W r + q`.
+#[derive(Clone, Debug)]
+pub struct LocalProblem {
+    pub w: Csc,
+    pub q: Vec<f64>,
+    pub cones: Vec<Cone>,
+    /// Block-row view of `w` used by the sweeping solvers.
+    pub blocks: BlockRows,
+}
+
+impl LocalProblem {
+    pub fn new(w: Csc, q: Vec<f64>, cones: Vec<Cone>) -> Result<Self, ProblemError> {
+        let n = 3 * cones.len();
+        check_shape("W", &w, n, n)?;
+        check_len("q", &q, n)?;
+        let blocks = BlockRows::from_csc(w.as_ref());
+        Ok(LocalProblem { w, q, cones, blocks })
+    }
+
+    pub fn nc(&self) -> usize {
+        self.cones.len()
+    }
+
+    /// `u = W r + q`.
+    pub fn velocity(&self, r: &[f64], u: &mut [f64]) {
+        self.blocks.mul_add(r, &self.q, u);
+    }
+}
+
+/// Global form `M v = H r + f`, `u = H^T v + w`.
+#[derive(Clone, Debug)]
+pub struct GlobalProblem {
+    pub m: Csc,
+    pub h: Csc,
+    pub f: Vec<f64>,
+    pub w: Vec<f64>,
+    pub cones: Vec<Cone>,
+}
+
+impl GlobalProblem {
+    pub fn new(m: Csc, h: Csc, f: Vec<f64>, w: Vec<f64>, cones: Vec<Cone>) -> Result<Self, ProblemError> {
+        let ndof = m.nrows();
+        let n = 3 * cones.len();
+        check_shape("M", &m, ndof, ndof)?;
+        check_shape("H", &h, ndof, n)?;
+        check_len("f", &f, ndof)?;
+        check_len("w", &w, n)?;
+        Ok(GlobalProblem { m, h, f, w, cones })
+    }
+
+    pub fn nc(&self) -> usize {
+        self.cones.len()
+    }
+
+    pub fn ndof(&self) -> usize {
+        self.m.nrows()
+    }
+
+    /// `u = H^T v + w`.
+    pub fn velocity(&self, v: &[f64], u: &mut [f64]) {
+        u.copy_from_slice(&self.w);
+        let h = self.h.as_ref();
+        for j in 0..h.ncols() {
+            let mut s = 0.0;
+            for (i, x) in h.row_idx_of_col_raw(j).iter().zip(h.val_of_col(j)) {
+                s += x * v[*i];
+            }
+            u[j] += s;
+        }
+    }
+}
+
+/// `y = A x` for a CSC matrix (`y` overwritten).
+pub fn csc_mul(a: &Csc, x: &[f64], y: &mut [f64]) {
+    y.iter_mut().for_each(|v| *v = 0.0);
+    csc_mul_add(a, x, y);
+}
+
+/// `y += A x` for a CSC matrix.
+pub fn csc_mul_add(a: &Csc, x: &[f64], y: &mut [f64]) {
+    let a = a.as_ref();
+    for j in 0..a.ncols() {
+        let xj = x[j];
+        if xj == 0.0 {
+            continue;
+        }
+        for (i, v) in a.row_idx_of_col_raw(j).iter().zip(a.val_of_col(j)) {
+            y[*i] += v * xj;
+        }
+    }
+}
+
+/// Euclidean norm.
+pub fn norm2(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum::<f64>().sqrt()
+}
+
+impl LocalProblem {
+    /// The equivalent isotropic problem for elliptic cones: `W' = S W S`, `q' = S q`, cone
+    /// `K_{sqrt(mu_t mu_b)}`, with `S = blockdiag(1, mu_t/mu, mu_b/mu)`; `r = S r'` and `u' = S u`.
+    /// Returns `None` if every cone is already isotropic. Solvers that only handle isotropic cones
+    /// use this (exact, not an approximation).
+    pub fn scaled_isotropic(&self) -> Option<(LocalProblem, Vec<f64>)> {
+        if self.cones.iter().all(|k| k.is_isotropic()) {
+            return None;
+        }
+        let s: Vec<f64> = self
+            .cones
+            .iter()
+            .flat_map(|k| {
+                let [a, b] = k.scale();
+                [1.0, a, b]
+            })
+            .collect();
+        let w = self.w.as_ref();
+        let mut t = Vec::with_capacity(w.compute_nnz());
+        for j in 0..w.ncols() {
+            for (i, v) in w.row_idx_of_col_raw(j).iter().zip(w.val_of_col(j)) {
+                let i = *i;
+                t.push(faer::sparse::Triplet::new(i, j, s[i] * v * s[j]));
+            }
+        }
+        let w2 = Csc::try_new_from_triplets(w.nrows(), w.ncols(), &t).expect("same pattern as a valid matrix");
+        let q2: Vec<f64> = self.q.iter().zip(&s).map(|(q, s)| q * s).collect();
+        let cones = self.cones.iter().map(|k| Cone::isotropic(k.mu_ref()).expect("valid cone")).collect();
+        Some((LocalProblem::new(w2, q2, cones).expect("same sizes as a valid problem"), s))
+    }
+}

@@ -1,0 +1,123 @@
+//! PROX Gauss–Seidel with r-factors and the divergence back-off of 003 Algorithm 2.
+//!
+//! Per contact `c`: `z = r_c - rho_c u_c` (with the current `u_c = (W r + q)_c`),
+//! `r_N = max(0, z_N)`, `r_T = P_E(r_N)(z_T)` with `E(r_N)` the friction ellipse of semi-axes
+//! `mu_t r_N`, `mu_b r_N` (exact projection, 1-D root find). One **scalar** `rho_c` per contact:
+//! a per-component r-factor would change the fixed point of the tangential prox away from maximal
+//! dissipation (digest 003 §3.2, "metric caution"). `rho_c = 1 / max_i (W_cc)_ii` initially
+//! ([R]'s "local" strategy, made scalar). After each sweep, if `eps = |r^{k+1} - r^k|_inf`
+//! grew, every `rho_c` is multiplied by `nu` and the sweep is rejected (rolled back).
+
+use super::problem::LocalProblem;
+use super::residual::local_error;
+use super::solver::{SolveReport, SolverOptions, check_len, rejected};
+use crate::friction::cone::project_ellipse;
+use std::time::Instant;
+
+/// PROX parameters.
+#[derive(Clone, Debug)]
+pub struct ProxParams {
+    /// Reduction factor of the r-factors on divergence (003's ν; [R] uses 0.9).
+    pub nu: f64,
+    /// Scale of the initial r-factor `rho_c = scale / max diag(W_cc)`.
+    pub rho_scale: f64,
+}
+
+impl Default for ProxParams {
+    fn default() -> Self {
+        ProxParams { nu: 0.9, rho_scale: 1.0 }
+    }
+}
+
+pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions) -> SolveReport {
+    solve_with(p, r, u, opts, &ProxParams::default())
+}
+
+pub fn solve_with(
+    p: &LocalProblem,
+    r: &mut [f64],
+    u: &mut [f64],
+    opts: &SolverOptions,
+    prm: &ProxParams,
+) -> SolveReport {
+    const NAME: &str = "prox";
+    let n = 3 * p.nc();
+    if let Err(m) = check_len("r", r.len(), n).and(check_len("u", u.len(), n)) {
+        return rejected(NAME, m);
+    }
+    let start = Instant::now();
+    let b = &p.blocks;
+    let mut rho: Vec<f64> = b
+        .diag
+        .iter()
+        .map(|d| {
+            let m = d[0].max(d[4]).max(d[8]);
+            if m > 0.0 { prm.rho_scale / m } else { 1.0 }
+        })
+        .collect();
+    let mut r_old = r.to_vec();
+    let mut eps_prev = f64::INFINITY;
+    let (mut it, mut sweeps, mut rejections) = (0usize, 0usize, 0usize);
+    p.velocity(r, u);
+    let mut err = local_error(p, r, u);
+    let mut reason = "iteration limit";
+    while it < opts.max_iter {
+        if err.rel <= opts.tol {
+            break;
+        }
+        if opts.out_of_time(start) {
+            reason = "time limit";
+            break;
+        }
+        it += 1;
+        sweeps += 1;
+        r_old.copy_from_slice(r);
+        let mut eps = 0.0f64;
+        for c in 0..p.nc() {
+            let o = b.off_diag_row(c, r);
+            let d = &b.diag[c];
+            let rc = [r[3 * c], r[3 * c + 1], r[3 * c + 2]];
+            let uc = [
+                p.q[3 * c] + o[0] + d[0] * rc[0] + d[1] * rc[1] + d[2] * rc[2],
+                p.q[3 * c + 1] + o[1] + d[3] * rc[0] + d[4] * rc[1] + d[5] * rc[2],
+                p.q[3 * c + 2] + o[2] + d[6] * rc[0] + d[7] * rc[1] + d[8] * rc[2],
+            ];
+            let k = &p.cones[c];
+            let z = [rc[0] - rho[c] * uc[0], rc[1] - rho[c] * uc[1], rc[2] - rho[c] * uc[2]];
+            let rn = z[0].max(0.0);
+            let t = project_ellipse([z[1], z[2]], k.mu_t * rn, k.mu_b * rn);
+            let new = [rn, t[0], t[1]];
+            for i in 0..3 {
+                eps = eps.max((new[i] - rc[i]).abs());
+            }
+            r[3 * c..3 * c + 3].copy_from_slice(&new);
+        }
+        if eps > eps_prev || !eps.is_finite() {
+            // Divergence: shrink the r-factors and reject the sweep (003 Alg. 2, lines 13-14).
+            r.copy_from_slice(&r_old);
+            rho.iter_mut().for_each(|x| *x *= prm.nu);
+            rejections += 1;
+            // Accept the next sweep's eps as the new reference so a smaller rho can make progress.
+            eps_prev = f64::INFINITY;
+            continue;
+        }
+        eps_prev = eps;
+        p.velocity(r, u);
+        err = local_error(p, r, u);
+    }
+    p.velocity(r, u);
+    err = local_error(p, r, u);
+    let converged = err.rel <= opts.tol;
+    if converged {
+        reason = "tolerance reached";
+    }
+    SolveReport {
+        solver: NAME,
+        converged,
+        iterations: it,
+        residual_abs: err.natmap_abs,
+        residual_rel: err.rel,
+        time: start.elapsed(),
+        message: format!("{reason}; {sweeps} sweeps, {rejections} rejected (r-factor x{} each)", prm.nu),
+    }
+}

@@ -1,0 +1,78 @@
+//! Options and reports shared by all DFCP solvers.
+
+use std::time::{Duration, Instant};
+
+/// Stopping rule and limits. Every solver stops when Siconos's relative natural-map error
+/// (local: `abs/max(|q|,|r|,|u|)`; global: `eq_rel + natmap_rel`) is `<= tol`.
+#[derive(Clone, Debug)]
+pub struct SolverOptions {
+    pub tol: f64,
+    pub max_iter: usize,
+    pub max_time: Option<Duration>,
+}
+
+impl Default for SolverOptions {
+    fn default() -> Self {
+        SolverOptions { tol: 1e-8, max_iter: 100_000, max_time: None }
+    }
+}
+
+impl SolverOptions {
+    pub fn new(tol: f64, max_iter: usize) -> Self {
+        SolverOptions { tol, max_iter, max_time: None }
+    }
+
+    pub(crate) fn out_of_time(&self, start: Instant) -> bool {
+        self.max_time.is_some_and(|t| start.elapsed() > t)
+    }
+}
+
+/// Outcome of a solve: honest about convergence, always with the final measured error.
+#[derive(Clone, Debug)]
+pub struct SolveReport {
+    pub solver: &'static str,
+    /// True only if the final iterate's measured error is `<= tol`.
+    pub converged: bool,
+    pub iterations: usize,
+    /// Natural-map residual, absolute.
+    pub residual_abs: f64,
+    /// Relative error the stopping rule uses (see [`SolverOptions`]).
+    pub residual_rel: f64,
+    pub time: Duration,
+    /// Why it stopped, and solver-specific statistics.
+    pub message: String,
+}
+
+impl std::fmt::Display for SolveReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: {} after {} iterations, natmap abs {:.3e}, rel {:.3e}, {:.3} ms ({})",
+            self.solver,
+            if self.converged { "converged" } else { "FAILED" },
+            self.iterations,
+            self.residual_abs,
+            self.residual_rel,
+            self.time.as_secs_f64() * 1e3,
+            self.message
+        )
+    }
+}
+
+/// Validate warm-start buffers.
+pub(crate) fn check_len(name: &str, got: usize, want: usize) -> Result<(), String> {
+    if got != want { Err(format!("{name} has length {got}, expected {want}")) } else { Ok(()) }
+}
+
+/// Report for a call rejected before iterating (wrong buffer sizes).
+pub(crate) fn rejected(solver: &'static str, message: String) -> SolveReport {
+    SolveReport {
+        solver,
+        converged: false,
+        iterations: 0,
+        residual_abs: f64::NAN,
+        residual_rel: f64::NAN,
+        time: Duration::ZERO,
+        message,
+    }
+}

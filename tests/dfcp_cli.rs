@@ -1,0 +1,86 @@
+//! The `fricsim fclib` command line: solve, solution files, exit codes, bench CSV, bad input.
+
+mod common;
+use common::*;
+use fricsim::dfcp::fclib::{FclibProblem, read_vectors};
+use fricsim::dfcp::residual::{global_error, local_error_of};
+use std::process::Command;
+
+fn fricsim(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_fricsim")).args(args).output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn solve_writes_a_checkable_solution() {
+    let dir = tempfile::tempdir().unwrap();
+    for (stem, ext) in [("Capsules-i125-1213", "hdf5"), ("LMGC_GlobalFrictionContactProblem00046", "txt")] {
+        let out = dir.path().join(format!("{stem}.sol.txt"));
+        let file = fclib_dir().join(format!("{stem}.{ext}"));
+        let (code, stdout, stderr) =
+            fricsim(&["fclib", "solve", file.to_str().unwrap(), "--output", out.to_str().unwrap()]);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        assert!(stdout.contains("converged"), "{stdout}");
+        let v = read_vectors(&out).unwrap();
+        // Re-measure independently of the solver's own report: the default tolerance is 1e-8.
+        match problem(stem) {
+            FclibProblem::Local(p) => assert!(local_error_of(&p, &v["r"]).rel <= 1e-8),
+            FclibProblem::Global(g) => assert!(global_error(&g, &v["r"], &v["v"]).total <= 1e-8),
+        }
+    }
+}
+
+#[test]
+fn failure_exits_nonzero_and_says_failed() {
+    let file = fclib_dir().join("BoxesStack_local_problem_test.hdf5");
+    let (code, stdout, _) =
+        fricsim(&["fclib", "solve", file.to_str().unwrap(), "--solver", "pgs-lcp", "--max-iter", "50"]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("FAILED after 50 iterations"), "{stdout}");
+}
+
+#[test]
+fn bad_input_is_reported() {
+    let file = fclib_dir().join("Capsules-i125-1213.hdf5");
+    let f = file.to_str().unwrap();
+    for (args, msg) in [
+        (vec!["fclib", "solve", f, "--solver", "magic"], "unknown solver \"magic\""),
+        (vec!["fclib", "solve", "/nonexistent.hdf5"], "cannot read /nonexistent.hdf5"),
+        (vec!["fclib", "solve", f, "--tol=-1"], "--tol must be a positive number"),
+        (vec!["fclib", "solve", f, "--solver", "admm"], "does not apply to local problems"),
+    ] {
+        let (code, _, stderr) = fricsim(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(msg), "{args:?}: expected {msg:?} in {stderr:?}");
+    }
+}
+
+#[test]
+fn bench_writes_csv_and_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("b.csv");
+    let a = fclib_dir().join("LMGC_100_PR_PerioBox-i00361-60-03000.hdf5");
+    let b = fclib_dir().join("Box_Stacks-i0122-82-5.hdf5");
+    let (code, stdout, stderr) = fricsim(&[
+        "fclib",
+        "bench",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--solvers",
+        "gs,prox,admm",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("Dolan–Moré"), "{stdout}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "problem,solver,converged,iterations,time_s,residual_rel,residual_abs");
+    // 2 problems x 3 solvers, minus admm on the local problem.
+    assert_eq!(lines.len(), 1 + 5, "{text}");
+    assert!(lines.iter().any(|l| l.starts_with("Box_Stacks-i0122-82-5,admm,true,")), "{text}");
+}
