@@ -345,21 +345,17 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
         }
     }
     u.copy_from_slice(&st.u);
-    let converged = err.rel <= opts.tol;
-    if converged {
-        reason = "tolerance reached";
-    }
-    SolveReport {
-        solver: NAME,
-        converged,
-        iterations: it,
-        residual_abs: err.natmap_abs,
-        residual_rel: err.rel,
-        time: start.elapsed(),
-        message: format!(
-            "{reason}; {gradient_steps} gradient steps, {shifted} shifted Newton systems, {failed_ls} failed line searches"
+    SolveReport::finish(
+        NAME,
+        &err,
+        opts,
+        it,
+        start,
+        reason,
+        format_args!(
+            "{gradient_steps} gradient steps, {shifted} shifted Newton systems, {failed_ls} failed line searches"
         ),
-    }
+    )
 }
 
 /// Fixed sparsity pattern of the Newton matrix with its symbolic LU.

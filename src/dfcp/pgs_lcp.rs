@@ -60,17 +60,5 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
             break;
         }
     }
-    let converged = err.rel <= opts.tol;
-    if converged {
-        reason = "tolerance reached";
-    }
-    SolveReport {
-        solver: NAME,
-        converged,
-        iterations: it,
-        residual_abs: err.natmap_abs,
-        residual_rel: err.rel,
-        time: start.elapsed(),
-        message: format!("{reason}; box (4-sample) friction cone"),
-    }
+    SolveReport::finish(NAME, &err, opts, it, start, reason, format_args!("box (4-sample) friction cone"))
 }

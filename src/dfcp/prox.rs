@@ -107,17 +107,13 @@ pub fn solve_with(
     }
     p.velocity(r, u);
     err = local_error(p, r, u);
-    let converged = err.rel <= opts.tol;
-    if converged {
-        reason = "tolerance reached";
-    }
-    SolveReport {
-        solver: NAME,
-        converged,
-        iterations: it,
-        residual_abs: err.natmap_abs,
-        residual_rel: err.rel,
-        time: start.elapsed(),
-        message: format!("{reason}; {sweeps} sweeps, {rejections} rejected (r-factor x{} each)", prm.nu),
-    }
+    SolveReport::finish(
+        NAME,
+        &err,
+        opts,
+        it,
+        start,
+        reason,
+        format_args!("{sweeps} sweeps, {rejections} rejected (r-factor x{} each)", prm.nu),
+    )
 }

@@ -59,6 +59,33 @@ impl std::fmt::Display for SolveReport {
     }
 }
 
+impl SolveReport {
+    /// The report of a finished local solve. This is the one place where "converged" is decided:
+    /// the final iterate's measured error against the tolerance, never the solver's own belief.
+    /// `reason` says why iterating stopped when it did not converge; `details` are statistics.
+    pub(crate) fn finish(
+        solver: &'static str,
+        err: &crate::dfcp::residual::LocalError,
+        opts: &SolverOptions,
+        iterations: usize,
+        start: Instant,
+        reason: &str,
+        details: std::fmt::Arguments<'_>,
+    ) -> SolveReport {
+        let converged = err.rel <= opts.tol;
+        let reason = if converged { "tolerance reached" } else { reason };
+        SolveReport {
+            solver,
+            converged,
+            iterations,
+            residual_abs: err.natmap_abs,
+            residual_rel: err.rel,
+            time: start.elapsed(),
+            message: format!("{reason}; {details}"),
+        }
+    }
+}
+
 /// Validate warm-start buffers.
 pub(crate) fn check_len(name: &str, got: usize, want: usize) -> Result<(), String> {
     if got != want { Err(format!("{name} has length {got}, expected {want}")) } else { Ok(()) }
