@@ -1,0 +1,140 @@
+//! Discrete-shell bending (Grinspun, Hirani, Desbrun, Schröder 2003, "Discrete Shells"): one hinge
+//! per interior edge of a triangle mesh,
+//!
+//! E = k (θ − θ̄)² |ē| / h̄_e = k (θ − θ̄)² 3 |ē|² / (Ā_1 + Ā_2),
+//!
+//! with θ the signed dihedral (bending) angle at the edge, θ̄ its rest value, |ē| the rest edge
+//! length and h̄_e a third of the average rest height of the two triangles (h_i = 2 Ā_i/|ē|).
+//!
+//! # Stencil and angle
+//! Nodes `[x0, x1, x2, x3]` (12 DOFs): the hinge edge is x0–x1, x2 is the third vertex of the
+//! triangle (x0, x1, x2) and x3 of the triangle (x1, x0, x3) (the two triangles consistently
+//! oriented). With the unnormalized normals n1 = e × (x2 − x0), n2 = (x3 − x0) × e, e = x1 − x0,
+//! θ = atan2((n1 × n2)·ê, n1·n2) ∈ (−π, π]: 0 when flat, positive when the hinge is convex seen
+//! from the side the normals point to. Why atan2 and not acos(n̂1·n̂2): acos loses the sign and
+//! its derivative is infinite at the flat state, exactly where cloth spends its time.
+//!
+//! θ − θ̄ itself is evaluated as one atan2 of the rotated pair (x, y) = (n1·n2, (n1×n2)·ê):
+//! θ − θ̄ = atan2(y cos θ̄ − x sin θ̄, x cos θ̄ + y sin θ̄). This is θ − θ̄ wrapped to (−π, π], so
+//! the energy is smooth everywhere except where the hinge is folded exactly opposite to its rest
+//! angle (θ − θ̄ = ±π) — in particular smooth through θ = ±π ("flipped" hinges) when θ̄ ≠ 0.
+//! Normalizing n1, n2 is unnecessary since atan2 only needs the ratio.
+//!
+//! # Derivatives
+//! Gradient and Hessian are forward-mode AD of [`HingeElement::energy_generic`] (`DualSVec64<12>`
+//! and `Dual2SVec64<12>`): the exact hand-derived Hessian (Tamstorf & Grinspun 2013) is long, and
+//! the AD version is checked against finite differences. Cost: `benches/thin.rs`.
+//!
+//! # Stiffness
+//! [`hinge_stiffness`] k = D/6 with D = E h³/(12(1 − ν²)), calibrated so that a sheet bent into a
+//! cylinder whose rulings follow mesh edges (regular right-triangle grid or equilateral mesh) has
+//! the plate energy D/2 ∫ κ² dA: there only the ruling edges bend, by θ = w/R for a strip of width
+//! w, and Σ_e 3|ē|²/(Ā_1 + Ā_2) θ² = 3 ∫ κ² dA. Discrete shells are mesh dependent: bending across
+//! the edges of a grid gives a different constant (see `tests/thin_energy_fd.rs`).
+
+use nalgebra::{SMatrix, SVector, Vector3};
+use num_dual::{Dual2SVec64, DualSVec64, gradient, hessian};
+
+use crate::contact::vec3::{Scalar, V3, cross, dot, norm, scale, sub};
+
+/// k = D/6 = E h³/(72 (1 − ν²)) (J): see the module docs for the calibration.
+pub fn hinge_stiffness(youngs_modulus: f64, poisson_ratio: f64, thickness: f64) -> f64 {
+    youngs_modulus * thickness.powi(3) / (12.0 * (1.0 - poisson_ratio * poisson_ratio)) / 6.0
+}
+
+/// A bending hinge with its rest data.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HingeElement {
+    /// `[x0, x1, x2, x3]`: edge x0–x1, x2 and x3 opposite (see the module docs).
+    pub nodes: [usize; 4],
+    /// Rest dihedral angle θ̄ (rad).
+    pub rest_angle: f64,
+    /// |ē| / h̄_e = 3 |ē|² / (Ā_1 + Ā_2) (dimensionless).
+    pub weight: f64,
+    /// (sin θ̄, cos θ̄), cached for the wrapped difference.
+    rest_sin_cos: (f64, f64),
+}
+
+/// (x, y) = (n1·n2, (n1×n2)·ê): θ = atan2(y, x).
+#[inline]
+fn angle_pair<T: Scalar>(q: &[T; 12]) -> (T, T) {
+    let x = |a: usize| -> V3<T> { [q[3 * a], q[3 * a + 1], q[3 * a + 2]] };
+    let e = sub(x(1), x(0));
+    let n1 = cross(e, sub(x(2), x(0)));
+    let n2 = cross(sub(x(3), x(0)), e);
+    let e_hat = scale(e, norm(e).recip());
+    (dot(n1, n2), dot(cross(n1, n2), e_hat))
+}
+
+impl HingeElement {
+    /// Rest data from the rest positions of the 4 nodes (in `nodes` order).
+    pub fn new(nodes: [usize; 4], rest: &[Vector3<f64>; 4]) -> HingeElement {
+        let e = rest[1] - rest[0];
+        let a1 = 0.5 * e.cross(&(rest[2] - rest[0])).norm();
+        let a2 = 0.5 * e.cross(&(rest[3] - rest[0])).norm();
+        let rest_angle = dihedral_angle(rest);
+        HingeElement {
+            nodes,
+            rest_angle,
+            weight: 3.0 * e.norm_squared() / (a1 + a2),
+            rest_sin_cos: rest_angle.sin_cos(),
+        }
+    }
+
+    /// The 4 node positions from a body's vertex array.
+    #[inline]
+    pub fn gather(&self, x: &[Vector3<f64>]) -> [Vector3<f64>; 4] {
+        self.nodes.map(|i| x[i])
+    }
+
+    /// E = k w (θ − θ̄)², generic over the AD scalar; `q` = [x0, y0, z0, …, z3].
+    pub fn energy_generic<T: Scalar>(&self, k: f64, q: &[T; 12]) -> T {
+        let (x, y) = angle_pair(q);
+        let (s, c) = self.rest_sin_cos;
+        let d = (y * c - x * s).atan2(x * c + y * s);
+        d * d * (k * self.weight)
+    }
+
+    /// E (J) for hinge stiffness k (J).
+    pub fn energy(&self, k: f64, x: &[Vector3<f64>; 4]) -> f64 {
+        self.energy_generic(k, &flat(x))
+    }
+
+    /// Energy and gradient (forward-mode AD, 12 directions).
+    pub fn energy_gradient(&self, k: f64, x: &[Vector3<f64>; 4]) -> (f64, SVector<f64, 12>) {
+        gradient(
+            |v: SVector<DualSVec64<12>, 12>| self.energy_generic(k, &std::array::from_fn(|i| v[i])),
+            &SVector::from(flat(x)),
+        )
+    }
+
+    /// Energy, gradient and 12×12 Hessian (second-order AD). With `project_psd` the Hessian is
+    /// replaced by its nearest PSD matrix: the hinge Hessian is indefinite whenever θ ≠ θ̄
+    /// (the δ ∇²θ term).
+    pub fn energy_gradient_hessian(
+        &self,
+        k: f64,
+        x: &[Vector3<f64>; 4],
+        project_psd: bool,
+    ) -> (f64, SVector<f64, 12>, SMatrix<f64, 12, 12>) {
+        let (e, g, mut h) = hessian(
+            |v: SVector<Dual2SVec64<12>, 12>| self.energy_generic(k, &std::array::from_fn(|i| v[i])),
+            &SVector::from(flat(x)),
+        );
+        if project_psd {
+            crate::energy::project_psd(&mut h);
+        }
+        (e, g, h)
+    }
+}
+
+/// The signed dihedral angle θ ∈ (−π, π] of a hinge `[x0, x1, x2, x3]` (module docs).
+pub fn dihedral_angle(x: &[Vector3<f64>; 4]) -> f64 {
+    let (c, s) = angle_pair(&flat(x));
+    s.atan2(c)
+}
+
+#[inline]
+fn flat(x: &[Vector3<f64>; 4]) -> [f64; 12] {
+    std::array::from_fn(|i| x[i / 3][i % 3])
+}

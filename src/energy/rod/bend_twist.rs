@@ -1,0 +1,187 @@
+//! Rod bending and twisting at one interior node: the 11-DOF stencil
+//! `[x_{i−1}, x_i, x_{i+1}, θ_{i−1}, θ_i]` (see the [module docs](super)).
+//!
+//! The energy is written once, generic over the scalar ([`BendTwistElement::energy_generic`]);
+//! gradient and Hessian are its forward-mode derivatives (num-dual: `DualSVec64<11>` for the
+//! gradient, `Dual2SVec64<11>` for the Hessian). Why AD here and not hand-derived formulas: the
+//! DER Hessian (Bergou 2010, App. A; Kaufman et al. 2014) is long and easy to get subtly wrong
+//! (it also has to differentiate the time-parallel transport of the frames), while one generic
+//! energy of ~150 operations gives exact derivatives. The cost is measured in `benches/thin.rs`
+//! (the Hessian dual carries 11 + 121 numbers per operation).
+
+use nalgebra::{SMatrix, SVector, Vector2, Vector3};
+use num_dual::{Dual2SVec64, DualSVec64, gradient, hessian};
+
+use super::RodStiffness;
+use super::frames::{EdgeFrame, reference_twist, transport};
+use crate::contact::vec3::{Scalar, V3, cross, dot, konst, norm, scale, sub};
+
+/// Rest data of the bend–twist stencil at interior node `node`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BendTwistElement {
+    /// The interior node i (the stencil uses nodes i−1, i, i+1 and edges i−1, i).
+    pub node: usize,
+    /// Rest lengths |ē_{i−1}|, |ē_i| (they appear in κb's denominator, Bergou 2008).
+    pub rest_lengths: [f64; 2],
+    /// Rest material curvatures ω̄_i^j in the frames of edges i−1 (j = 0) and i (j = 1).
+    pub rest_curvature: [Vector2<f64>; 2],
+    /// Rest twist m̄_i (rad).
+    pub rest_twist: f64,
+}
+
+/// Local state needed besides the 11 unknowns: the stored reference frames of the two edges
+/// (from which the current frames are time-parallel transported) and the last reference twist
+/// (2π branch selection).
+pub type FrameData<'a> = (&'a [EdgeFrame; 2], f64);
+
+impl BendTwistElement {
+    /// Rest data from rest positions, rest frames and rest edge angles: ω̄ and m̄ are the
+    /// curvatures and twist of the rest configuration, so the rest state has zero energy and
+    /// zero gradient.
+    pub fn new(node: usize, rest: &[Vector3<f64>; 3], frames: &[EdgeFrame; 2], rest_theta: [f64; 2]) -> Self {
+        let rest_lengths = [(rest[1] - rest[0]).norm(), (rest[2] - rest[1]).norm()];
+        let mut el = BendTwistElement { node, rest_lengths, rest_curvature: [Vector2::zeros(); 2], rest_twist: 0.0 };
+        let q: [f64; 11] = pack(rest, &rest_theta);
+        let hint = reference_twist::<f64>(
+            frames[0].tangent.into(),
+            frames[0].director.into(),
+            frames[1].tangent.into(),
+            frames[1].director.into(),
+            0.0,
+        );
+        let g = el.geometry(&q, frames, hint);
+        el.rest_curvature = [Vector2::new(g.omega[0][0], g.omega[0][1]), Vector2::new(g.omega[1][0], g.omega[1][1])];
+        el.rest_twist = g.twist;
+        el
+    }
+
+    /// Voronoi length ℓ_i = (|ē_{i−1}| + |ē_i|)/2.
+    #[inline]
+    pub fn voronoi_length(&self) -> f64 {
+        0.5 * (self.rest_lengths[0] + self.rest_lengths[1])
+    }
+
+    /// Material curvatures and twist (θ_i − θ_{i−1} + m_ref) of the stencil `q`; `m_ref_hint`
+    /// selects the 2π branch of the reference twist.
+    fn geometry<T: Scalar>(&self, q: &[T; 11], frames: &[EdgeFrame; 2], m_ref_hint: f64) -> Geometry<T> {
+        let x = |a: usize| [q[3 * a], q[3 * a + 1], q[3 * a + 2]];
+        let e = [sub(x(1), x(0)), sub(x(2), x(1))];
+        let t = e.map(|ej| scale(ej, norm(ej).recip()));
+        // Current reference directors: time-parallel transport of the stored ones.
+        let u: [V3<T>; 2] =
+            std::array::from_fn(|j| transport(konst(frames[j].tangent.into()), t[j], konst(frames[j].director.into())));
+        let denom = dot(e[0], e[1]) + self.rest_lengths[0] * self.rest_lengths[1];
+        let kb = scale(cross(e[0], e[1]), denom.recip() * 2.0);
+        let omega = std::array::from_fn(|j| {
+            let v = cross(t[j], u[j]);
+            let (s, c) = q[9 + j].sin_cos();
+            let (ku, kv) = (dot(kb, u[j]), dot(kb, v));
+            // ω = (κb·m2, −κb·m1), m1 = c u + s v, m2 = −s u + c v.
+            [kv * c - ku * s, -(ku * c + kv * s)]
+        });
+        let m_ref = reference_twist(t[0], u[0], t[1], u[1], m_ref_hint);
+        Geometry { omega, twist: q[10] - q[9] + m_ref }
+    }
+
+    /// (bending, twisting) energies for the 11 stencil values `q` (generic scalar).
+    pub fn energy_parts_generic<T: Scalar>(&self, s: &RodStiffness, q: &[T; 11], fd: FrameData) -> (T, T) {
+        let (frames, m_ref_prev) = fd;
+        let g = self.geometry(q, frames, m_ref_prev);
+        let inv_l = self.voronoi_length().recip();
+        let b = &s.bend;
+        let mut bend = T::from(0.0);
+        for j in 0..2 {
+            let d0 = g.omega[j][0] - self.rest_curvature[j][0];
+            let d1 = g.omega[j][1] - self.rest_curvature[j][1];
+            bend += d0 * d0 * b[(0, 0)] + d0 * d1 * (b[(0, 1)] + b[(1, 0)]) + d1 * d1 * b[(1, 1)];
+        }
+        let dt = g.twist - self.rest_twist;
+        (bend * (0.25 * inv_l), dt * dt * (0.5 * s.twist * inv_l))
+    }
+
+    /// E_b + E_t for the 11 stencil values `q` (generic scalar, for AD).
+    pub fn energy_generic<T: Scalar>(&self, s: &RodStiffness, q: &[T; 11], fd: FrameData) -> T {
+        let (b, t) = self.energy_parts_generic(s, q, fd);
+        b + t
+    }
+
+    /// (E_b, E_t) in f64.
+    pub fn energy_parts(
+        &self,
+        s: &RodStiffness,
+        x: &[Vector3<f64>; 3],
+        theta: &[f64; 2],
+        frames: &[EdgeFrame; 2],
+        m_ref_prev: f64,
+    ) -> (f64, f64) {
+        self.energy_parts_generic(s, &pack(x, theta), (frames, m_ref_prev))
+    }
+
+    /// E_b + E_t (J).
+    pub fn energy(
+        &self,
+        s: &RodStiffness,
+        x: &[Vector3<f64>; 3],
+        theta: &[f64; 2],
+        frames: &[EdgeFrame; 2],
+        m_ref_prev: f64,
+    ) -> f64 {
+        let (b, t) = self.energy_parts(s, x, theta, frames, m_ref_prev);
+        b + t
+    }
+
+    /// Energy and gradient with respect to the 11 stencil DOFs (forward-mode AD, 11 directions).
+    pub fn energy_gradient(
+        &self,
+        s: &RodStiffness,
+        x: &[Vector3<f64>; 3],
+        theta: &[f64; 2],
+        frames: &[EdgeFrame; 2],
+        m_ref_prev: f64,
+    ) -> (f64, SVector<f64, 11>) {
+        let q = SVector::<f64, 11>::from(pack(x, theta));
+        gradient(
+            |v: SVector<DualSVec64<11>, 11>| {
+                self.energy_generic(s, &std::array::from_fn(|k| v[k]), (frames, m_ref_prev))
+            },
+            &q,
+        )
+    }
+
+    /// Energy, gradient and 11×11 Hessian (second-order forward-mode AD). With `project_psd`
+    /// the Hessian is replaced by its nearest PSD matrix ([`crate::energy::project_psd`]): the
+    /// DER Hessian is indefinite away from the rest state (bending of a twisted rod, twist of a
+    /// bent one).
+    pub fn energy_gradient_hessian(
+        &self,
+        s: &RodStiffness,
+        x: &[Vector3<f64>; 3],
+        theta: &[f64; 2],
+        frames: &[EdgeFrame; 2],
+        m_ref_prev: f64,
+        project_psd: bool,
+    ) -> (f64, SVector<f64, 11>, SMatrix<f64, 11, 11>) {
+        let q = SVector::<f64, 11>::from(pack(x, theta));
+        let (e, g, mut h) = hessian(
+            |v: SVector<Dual2SVec64<11>, 11>| {
+                self.energy_generic(s, &std::array::from_fn(|k| v[k]), (frames, m_ref_prev))
+            },
+            &q,
+        );
+        if project_psd {
+            crate::energy::project_psd(&mut h);
+        }
+        (e, g, h)
+    }
+}
+
+/// Stencil values `[x_{i−1}, x_i, x_{i+1}, θ_{i−1}, θ_i]` as one array.
+#[inline]
+pub fn pack(x: &[Vector3<f64>; 3], theta: &[f64; 2]) -> [f64; 11] {
+    std::array::from_fn(|k| if k < 9 { x[k / 3][k % 3] } else { theta[k - 9] })
+}
+
+struct Geometry<T> {
+    omega: [[T; 2]; 2],
+    twist: T,
+}
