@@ -81,6 +81,39 @@ impl HingeElement {
         }
     }
 
+    /// One hinge per interior edge of a triangle mesh (edges shared by exactly two triangles;
+    /// boundary and non-manifold edges get none), with rest data from `rest`. The hinge edge is
+    /// taken in the direction of the first triangle that lists it. An inconsistently oriented
+    /// pair still gives a valid hinge: its normals are then opposite at rest, θ̄ ≈ ±π, and the
+    /// wrapped θ − θ̄ measures the same bending.
+    pub fn from_triangles(triangles: &[[usize; 3]], rest: &[Vector3<f64>]) -> Vec<HingeElement> {
+        // (min, max) vertex pair -> [(a, b, opposite)] in first-seen order.
+        let mut edges: std::collections::HashMap<(usize, usize), Vec<(usize, usize, usize)>> =
+            std::collections::HashMap::new();
+        let mut order = Vec::new();
+        for t in triangles {
+            for k in 0..3 {
+                let (a, b, c) = (t[k], t[(k + 1) % 3], t[(k + 2) % 3]);
+                let key = (a.min(b), a.max(b));
+                let list = edges.entry(key).or_default();
+                if list.is_empty() {
+                    order.push(key);
+                }
+                list.push((a, b, c));
+            }
+        }
+        order
+            .iter()
+            .filter_map(|key| match edges[key].as_slice() {
+                [(a, b, c), (_, _, d)] => {
+                    let nodes = [*a, *b, *c, *d];
+                    Some(HingeElement::new(nodes, &nodes.map(|i| rest[i])))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The 4 node positions from a body's vertex array.
     #[inline]
     pub fn gather(&self, x: &[Vector3<f64>]) -> [Vector3<f64>; 4] {

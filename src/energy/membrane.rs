@@ -86,6 +86,11 @@ impl MembraneElement {
         MembraneElement { nodes, dm_inv, rest_area: 0.5 * n.norm() }
     }
 
+    /// One element per triangle, with rest data from `rest`.
+    pub fn from_triangles(triangles: &[[usize; 3]], rest: &[Vector3<f64>]) -> Vec<MembraneElement> {
+        triangles.iter().map(|t| MembraneElement::new(*t, &t.map(|i| rest[i]))).collect()
+    }
+
     /// The 3 node positions from a body's vertex array.
     #[inline]
     pub fn gather(&self, x: &[Vector3<f64>]) -> [Vector3<f64>; 3] {
