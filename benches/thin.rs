@@ -37,8 +37,10 @@ fn rods(c: &mut Criterion) {
             })
             .collect();
         let (rod, mut frames) = Rod::from_rest_polyline(&rest, s);
-        let x: Vec<Vector3<f64>> =
-            rest.iter().map(|p| p + Vector3::new(noise(&mut seed), noise(&mut seed), noise(&mut seed)) * 5e-4).collect();
+        let x: Vec<Vector3<f64>> = rest
+            .iter()
+            .map(|p| p + Vector3::new(noise(&mut seed), noise(&mut seed), noise(&mut seed)) * 5e-4)
+            .collect();
         frames.update(&x);
         let theta: Vec<f64> = (0..30).map(|_| 0.3 * noise(&mut seed)).collect();
         cases.push((rod, frames, x, theta));
@@ -68,7 +70,13 @@ fn rods(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("rod_bend_twist");
     g.throughput(Throughput::Elements(n_bt as u64));
-    for (name, mode) in [("energy", 0), ("gradient", 1), ("gradient_hessian", 2), ("gradient_hessian_psd", 3)] {
+    for (name, mode) in [
+        ("energy", 0),
+        ("gradient", 1),
+        ("gradient_hessian", 2),
+        ("gradient_hessian_psd", 3),
+        ("gradient_gauss_newton", 4),
+    ] {
         g.bench_function(name, |b| {
             b.iter(|| {
                 for (rod, frames, x, theta) in &cases {
@@ -81,6 +89,7 @@ fn rods(c: &mut Criterion) {
                         match mode {
                             0 => _ = black_box(el.energy(&s, black_box(&xs), &th, &fr, m)),
                             1 => _ = black_box(el.energy_gradient(&s, black_box(&xs), &th, &fr, m)),
+                            4 => _ = black_box(el.energy_gradient_gauss_newton(&s, black_box(&xs), &th, &fr, m)),
                             _ => _ = black_box(el.energy_gradient_hessian(&s, black_box(&xs), &th, &fr, m, mode == 3)),
                         }
                     }
@@ -151,7 +160,13 @@ fn cloth(c: &mut Criterion) {
     let k = hinge_stiffness(1e6, 0.4, 2e-3);
     let mut g = c.benchmark_group("hinge");
     g.throughput(Throughput::Elements(hinges.len() as u64));
-    for (name, mode) in [("energy", 0), ("gradient", 1), ("gradient_hessian", 2), ("gradient_hessian_psd", 3)] {
+    for (name, mode) in [
+        ("energy", 0),
+        ("gradient", 1),
+        ("gradient_hessian", 2),
+        ("gradient_hessian_psd", 3),
+        ("gradient_gauss_newton", 4),
+    ] {
         g.bench_function(name, |b| {
             b.iter(|| {
                 for el in &hinges {
@@ -159,6 +174,7 @@ fn cloth(c: &mut Criterion) {
                     match mode {
                         0 => _ = black_box(el.energy(k, black_box(&xs))),
                         1 => _ = black_box(el.energy_gradient(k, black_box(&xs))),
+                        4 => _ = black_box(el.energy_gradient_gauss_newton(k, black_box(&xs))),
                         _ => _ = black_box(el.energy_gradient_hessian(k, black_box(&xs), mode == 3)),
                     }
                 }
@@ -171,7 +187,10 @@ fn cloth(c: &mut Criterion) {
 fn config() -> Criterion {
     // 22 functions: short windows keep the whole run near a minute on the shared 2-core machine;
     // each iteration covers ~1000-3000 stencils, so 2 s gives stable per-stencil numbers.
-    Criterion::default().warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2)).sample_size(20)
+    Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(20)
 }
 
 criterion_group! { name = benches; config = config(); targets = rods, cloth }

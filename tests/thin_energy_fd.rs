@@ -843,3 +843,54 @@ fn hinge_cylinder_calibration_on_grid() {
         }
     }
 }
+
+// ------------------------------------------------------------------------------------------------
+// Gauss–Newton Hessians (the cheap PSD option for projected Newton)
+// ------------------------------------------------------------------------------------------------
+
+/// Gauss–Newton variants: the gradient is the exact one, the matrix is PSD, and it equals the
+/// exact Hessian at the rest state (where the dropped strain-curvature term vanishes).
+#[test]
+fn gauss_newton_hessians_are_psd_exact_gradients_and_exact_at_rest() {
+    let s = RodStiffness::elliptic(4e9, 1.35e9, 1.5e-3, 0.7e-3);
+    let k = hinge_stiffness(1e6, 0.4, 2e-3);
+    for seed in SEEDS {
+        let mut rng = Rng(seed);
+        // Rod, deformed: same energy and gradient as the exact kernel (both AD of the same
+        // function: round-off only, 1e-12), PSD matrix.
+        let c = rod_case(&mut rng, 0.015, 0.01, [0.4, -0.3]);
+        let (x, th) = split(&c.q);
+        let (e, g, _) = c.el.energy_gradient_hessian(&s, &x, &th, &c.frames, c.m_ref_prev, false);
+        let (e_gn, g_gn, h_gn) = c.el.energy_gradient_gauss_newton(&s, &x, &th, &c.frames, c.m_ref_prev);
+        assert!((e - e_gn).abs() < 1e-12 * e, "seed {seed}: rod GN energy {e_gn} vs {e}");
+        assert_close_rel(&format!("rod GN gradient seed {seed}"), g_gn.as_slice(), g.as_slice(), 1e-12);
+        let min_eig = h_gn.symmetric_eigenvalues().min();
+        assert!(min_eig >= -1e-12 * h_gn.norm(), "rod GN min eigenvalue {min_eig}");
+        // Rod at rest: GN = exact Hessian (r = 0), to round-off.
+        let rest = [Vector3::new(-0.05, 0.0, 0.0), Vector3::zeros(), Vector3::new(0.05, 0.0, 0.0)]
+            .map(|p| p + rng.vec3() * 0.015);
+        let frames = RodFrames::space_parallel(&rest);
+        let fr = [frames.edges[0], frames.edges[1]];
+        let th0 = [rng.sym(), rng.sym()];
+        let el = BendTwistElement::new(1, &rest, &fr, th0);
+        let (_, _, h) = el.energy_gradient_hessian(&s, &rest, &th0, &fr, 0.0, false);
+        let (_, _, h_gn) = el.energy_gradient_gauss_newton(&s, &rest, &th0, &fr, 0.0);
+        assert_close_rel(&format!("rod GN at rest seed {seed}"), h_gn.as_slice(), h.as_slice(), 1e-10);
+
+        // Hinge, folded: same checks.
+        let el = HingeElement::new([0, 1, 2, 3], &hinge(&mut rng, 0.4));
+        let x = hinge(&mut rng, -0.8).map(|p| p + rng.vec3() * 0.003);
+        let (e, g, _) = el.energy_gradient_hessian(k, &x, false);
+        let (e_gn, g_gn, h_gn) = el.energy_gradient_gauss_newton(k, &x);
+        assert!((e - e_gn).abs() < 1e-12 * e, "hinge GN energy");
+        assert_close_rel(&format!("hinge GN gradient seed {seed}"), g_gn.as_slice(), g.as_slice(), 1e-12);
+        let min_eig = h_gn.symmetric_eigenvalues().min();
+        assert!(min_eig >= -1e-12 * h_gn.norm(), "hinge GN min eigenvalue {min_eig}");
+        // Hinge at rest: the exact Hessian is 2 k w ∇θ ∇θᵀ there too.
+        let rest = hinge(&mut rng, 0.9);
+        let el = HingeElement::new([0, 1, 2, 3], &rest);
+        let (_, _, h) = el.energy_gradient_hessian(k, &rest, false);
+        let (_, _, h_gn) = el.energy_gradient_gauss_newton(k, &rest);
+        assert_close_rel(&format!("hinge GN at rest seed {seed}"), h_gn.as_slice(), h.as_slice(), 1e-10);
+    }
+}

@@ -24,6 +24,9 @@
 //! Gradient and Hessian are forward-mode AD of [`HingeElement::energy_generic`] (`DualSVec64<12>`
 //! and `Dual2SVec64<12>`): the exact hand-derived Hessian (Tamstorf & Grinspun 2013) is long, and
 //! the AD version is checked against finite differences. Cost: `benches/thin.rs`.
+//! [`HingeElement::energy_gradient_gauss_newton`] is the cheap PSD alternative for projected
+//! Newton: with δ = θ − θ̄, ∇E = 2 k w δ ∇θ exactly and H ≈ 2 k w ∇θ ∇θᵀ (drops 2 k w δ ∇²θ,
+//! exact at rest), from one first-order AD pass.
 //!
 //! # Stiffness
 //! [`hinge_stiffness`] k = D/6 with D = E h³/(12(1 − ν²)), calibrated so that a sheet bent into a
@@ -122,9 +125,7 @@ impl HingeElement {
 
     /// E = k w (θ − θ̄)², generic over the AD scalar; `q` = [x0, y0, z0, …, z3].
     pub fn energy_generic<T: Scalar>(&self, k: f64, q: &[T; 12]) -> T {
-        let (x, y) = angle_pair(q);
-        let (s, c) = self.rest_sin_cos;
-        let d = (y * c - x * s).atan2(x * c + y * s);
+        let d = self.angle_change_generic(q);
         d * d * (k * self.weight)
     }
 
@@ -158,6 +159,30 @@ impl HingeElement {
             crate::energy::project_psd(&mut h);
         }
         (e, g, h)
+    }
+}
+
+impl HingeElement {
+    /// θ − θ̄ wrapped to (−π, π] (generic scalar).
+    pub fn angle_change_generic<T: Scalar>(&self, q: &[T; 12]) -> T {
+        let (x, y) = angle_pair(q);
+        let (s, c) = self.rest_sin_cos;
+        (y * c - x * s).atan2(x * c + y * s)
+    }
+
+    /// Energy, exact gradient and the Gauss–Newton Hessian 2 k w ∇θ ∇θᵀ (rank one, PSD; see the
+    /// module docs).
+    pub fn energy_gradient_gauss_newton(
+        &self,
+        k: f64,
+        x: &[Vector3<f64>; 4],
+    ) -> (f64, SVector<f64, 12>, SMatrix<f64, 12, 12>) {
+        let (d, dd) = gradient(
+            |v: SVector<DualSVec64<12>, 12>| self.angle_change_generic(&std::array::from_fn(|i| v[i])),
+            &SVector::from(flat(x)),
+        );
+        let kw = k * self.weight;
+        (kw * d * d, dd * (2.0 * kw * d), dd * dd.transpose() * (2.0 * kw))
     }
 }
 
