@@ -340,8 +340,8 @@ fn rod_bend_twist_gradient_is_orthogonal_to_rigid_motions() {
         let scale = g.norm() * 0.05; // |g| times the stencil size: the size of g·δq for |ω| = 1
         for w in [Vector3::x(), Vector3::y(), Vector3::z(), rng.vec3()] {
             let mut dq = SVector::<f64, 11>::zeros();
-            for a in 0..3 {
-                dq.fixed_rows_mut::<3>(3 * a).copy_from(&w.cross(&x[a]));
+            for (a, xa) in x.iter().enumerate() {
+                dq.fixed_rows_mut::<3>(3 * a).copy_from(&w.cross(xa));
             }
             dq[9] = w.dot(&f2[0].tangent);
             dq[10] = w.dot(&f2[1].tangent);

@@ -91,8 +91,8 @@ impl HingeElement {
     /// wrapped θ − θ̄ measures the same bending.
     pub fn from_triangles(triangles: &[[usize; 3]], rest: &[Vector3<f64>]) -> Vec<HingeElement> {
         // (min, max) vertex pair -> [(a, b, opposite)] in first-seen order.
-        let mut edges: std::collections::HashMap<(usize, usize), Vec<(usize, usize, usize)>> =
-            std::collections::HashMap::new();
+        type Sides = Vec<(usize, usize, usize)>;
+        let mut edges: std::collections::HashMap<(usize, usize), Sides> = std::collections::HashMap::new();
         let mut order = Vec::new();
         for t in triangles {
             for k in 0..3 {
