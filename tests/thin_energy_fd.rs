@@ -883,7 +883,7 @@ fn gauss_newton_hessians_are_psd_exact_gradients_and_exact_at_rest() {
         let (e, g, _) = el.energy_gradient_hessian(k, &x, false);
         let (e_gn, g_gn, h_gn) = el.energy_gradient_gauss_newton(k, &x);
         assert!((e - e_gn).abs() < 1e-12 * e, "hinge GN energy");
-        assert_close_rel(&format!("hinge GN gradient seed {seed}"), g_gn.as_slice(), g.as_slice(), 1e-12);
+        assert_close_rel(&format!("hinge GN gradient seed {seed}"), g_gn.as_slice(), g.as_slice(), 1e-11);
         let min_eig = h_gn.symmetric_eigenvalues().min();
         assert!(min_eig >= -1e-12 * h_gn.norm(), "hinge GN min eigenvalue {min_eig}");
         // Hinge at rest: the exact Hessian is 2 k w ∇θ ∇θᵀ there too.

@@ -21,12 +21,13 @@
 //! Normalizing n1, n2 is unnecessary since atan2 only needs the ratio.
 //!
 //! # Derivatives
-//! Gradient and Hessian are forward-mode AD of [`HingeElement::energy_generic`] (`DualSVec64<12>`
-//! and `Dual2SVec64<12>`): the exact hand-derived Hessian (Tamstorf & Grinspun 2013) is long, and
-//! the AD version is checked against finite differences. Cost: `benches/thin.rs`.
+//! The gradient is hand-derived ([`angle_gradient`], Bridson et al. 2003). The exact Hessian is
+//! second-order forward-mode AD of [`HingeElement::energy_generic`] (`Dual2SVec64<12>`): the
+//! hand-derived one (Tamstorf & Grinspun 2013) is long; both are checked against finite
+//! differences. Cost: `benches/thin.rs`.
 //! [`HingeElement::energy_gradient_gauss_newton`] is the cheap PSD alternative for projected
 //! Newton: with δ = θ − θ̄, ∇E = 2 k w δ ∇θ exactly and H ≈ 2 k w ∇θ ∇θᵀ (drops 2 k w δ ∇²θ,
-//! exact at rest), from one first-order AD pass.
+//! exact at rest), hand-derived.
 //!
 //! # Stiffness
 //! [`hinge_stiffness`] k = D/6 with D = E h³/(12(1 − ν²)), calibrated so that a sheet bent into a
@@ -36,7 +37,7 @@
 //! the edges of a grid gives a different constant (see `tests/thin_energy_fd.rs`).
 
 use nalgebra::{SMatrix, SVector, Vector3};
-use num_dual::{Dual2SVec64, DualSVec64, gradient, hessian};
+use num_dual::{Dual2SVec64, hessian};
 
 use crate::contact::vec3::{Scalar, V3, cross, dot, norm, scale, sub};
 
@@ -134,12 +135,17 @@ impl HingeElement {
         self.energy_generic(k, &flat(x))
     }
 
-    /// Energy and gradient (forward-mode AD, 12 directions).
+    /// Energy and gradient, hand-derived: ∇E = 2 k w δ ∇θ with ∇θ from [`angle_gradient`].
     pub fn energy_gradient(&self, k: f64, x: &[Vector3<f64>; 4]) -> (f64, SVector<f64, 12>) {
-        gradient(
-            |v: SVector<DualSVec64<12>, 12>| self.energy_generic(k, &std::array::from_fn(|i| v[i])),
-            &SVector::from(flat(x)),
-        )
+        let d = self.angle_change(x);
+        let kw = k * self.weight;
+        (kw * d * d, angle_gradient(x) * (2.0 * kw * d))
+    }
+
+    /// θ − θ̄ wrapped to (−π, π] (f64).
+    #[inline]
+    pub fn angle_change(&self, x: &[Vector3<f64>; 4]) -> f64 {
+        self.angle_change_generic(&flat(x))
     }
 
     /// Energy, gradient and 12×12 Hessian (second-order AD). With `project_psd` the Hessian is
@@ -171,19 +177,43 @@ impl HingeElement {
     }
 
     /// Energy, exact gradient and the Gauss–Newton Hessian 2 k w ∇θ ∇θᵀ (rank one, PSD; see the
-    /// module docs).
+    /// module docs). Hand-derived, no AD.
     pub fn energy_gradient_gauss_newton(
         &self,
         k: f64,
         x: &[Vector3<f64>; 4],
     ) -> (f64, SVector<f64, 12>, SMatrix<f64, 12, 12>) {
-        let (d, dd) = gradient(
-            |v: SVector<DualSVec64<12>, 12>| self.angle_change_generic(&std::array::from_fn(|i| v[i])),
-            &SVector::from(flat(x)),
-        );
+        let d = self.angle_change(x);
+        let dd = angle_gradient(x);
         let kw = k * self.weight;
         (kw * d * d, dd * (2.0 * kw * d), dd * dd.transpose() * (2.0 * kw))
     }
+}
+
+/// ∇θ of the dihedral angle with respect to `[x0, x1, x2, x3]` (Bridson et al. 2003, in this
+/// module's sign convention). A wing tip moving along its triangle's normal by dz turns the wing
+/// by dz/h (h = |n|/|e| its height over the edge) towards the normals' side, which decreases θ:
+/// ∇_{x2} θ = −|e| n1/|n1|², ∇_{x3} θ = −|e| n2/|n2|². Moving an edge vertex is, for each wing,
+/// the opposite motion of the tip weighted by the tip's barycentric position along the edge,
+/// s_a = (x_a − x0)·e/|e|²: ∇_{x0} θ = −(1 − s2) ∇_{x2} θ − (1 − s3) ∇_{x3} θ and
+/// ∇_{x1} θ = −s2 ∇_{x2} θ − s3 ∇_{x3} θ (the four sum to 0: translation invariance).
+pub fn angle_gradient(x: &[Vector3<f64>; 4]) -> SVector<f64, 12> {
+    let e = x[1] - x[0];
+    let (d2, d3) = (x[2] - x[0], x[3] - x[0]);
+    let n1 = e.cross(&d2);
+    let n2 = d3.cross(&e);
+    let le = e.norm();
+    let e2 = le * le;
+    let g2 = n1 * (-le / n1.norm_squared());
+    let g3 = n2 * (-le / n2.norm_squared());
+    let (s2, s3) = (d2.dot(&e) / e2, d3.dot(&e) / e2);
+    let g0 = -g2 * (1.0 - s2) - g3 * (1.0 - s3);
+    let g1 = -g2 * s2 - g3 * s3;
+    let mut g = SVector::<f64, 12>::zeros();
+    for (a, ga) in [g0, g1, g2, g3].iter().enumerate() {
+        g.fixed_rows_mut::<3>(3 * a).copy_from(ga);
+    }
+    g
 }
 
 /// The signed dihedral angle θ ∈ (−π, π] of a hinge `[x0, x1, x2, x3]` (module docs).
