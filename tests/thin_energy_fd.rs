@@ -563,6 +563,16 @@ fn membrane_matches_finite_differences_and_ad() {
                 let (_, _, hp) = el.energy_gradient_hessian(&m, &x, true);
                 let min_eig = hp.symmetric_eigenvalues().min();
                 assert!(min_eig >= -1e-9 * hp.norm(), "{tag}: projected min eigenvalue {min_eig}");
+                // Uniform stretch keeps ∂²Ψ/∂F² positive definite: the projection must then be
+                // the identity (bit for bit, the Cholesky fast path).
+                if name == "large stretch" {
+                    assert_eq!(hp, h, "{tag}: projection changed a definite Hessian");
+                }
+                // Compression makes StVK indefinite: the projection must have acted.
+                if name == "compressed" && model == MembraneModel::StVK {
+                    assert!(h.symmetric_eigenvalues().min() < -1e-6 * h.norm(), "{tag}: expected indefinite");
+                    assert_ne!(hp, h);
+                }
             }
         }
     }

@@ -16,9 +16,10 @@
 //! see the orientation of the triangle (a membrane flipped through itself is not "inverted";
 //! bending, [`super::bending`], sees that). Gradients and Hessians are hand-derived: with
 //! F = Σ_a x_a c_aᵀ (c_1, c_2 the rows of Dm⁻¹, c_0 = −c_1 − c_2), S = 2 ∂Ψ/∂C and P = F S,
-//! ∂E/∂x_a = h A P c_a and the 3×3 block ∂²E/∂x_a∂x_b is given in [`MembraneElement::hessian_block`].
+//! ∂E/∂x_a = h A P c_a, and the Hessian is the material stiffness ∂²Ψ/∂F² mapped to the nodes
+//! (see `MembraneElement::material_stiffness`).
 
-use nalgebra::{Matrix2, Matrix3, Matrix3x2, SMatrix, SVector, Vector2, Vector3};
+use nalgebra::{Matrix2, Matrix3x2, SMatrix, SVector, Vector2, Vector3};
 use num_dual::DualNum;
 
 /// The membrane's strain-energy density.
@@ -205,41 +206,71 @@ impl MembraneElement {
         (e, g)
     }
 
-    /// ∂²E/∂x_a ∂x_b / (h A), from dP = dF S + F dS with dF = δx c_bᵀ:
+    /// The material stiffness A = ∂²Ψ/∂F² (6×6) in the column-major vec(F) convention,
+    /// `A[(3k+i, 3l+j)] = ∂P_ik/∂F_jl`, from dP = dF S + F dS:
     /// - StVK (dS = 2 μ dG + λ tr(dG) I, dG = sym(Fᵀ dF)):
-    ///   (c_bᵀ S c_a) I + μ (c_a·c_b) F Fᵀ + μ (F c_b)(F c_a)ᵀ + λ (F c_a)(F c_b)ᵀ;
+    ///   A = δ_ij S_lk + μ δ_kl (F Fᵀ)_ij + μ F_il F_jk + λ F_ik F_jl;
     /// - neo-Hookean (dS = (μ − λ ln J) C⁻¹ dC C⁻¹ + λ/2 tr(C⁻¹ dC) C⁻¹, G = F C⁻¹):
-    ///   (c_bᵀ S c_a) I + (μ − λ ln J) [(c_aᵀ C⁻¹ c_b) F Gᵀ + (G c_b)(G c_a)ᵀ] + λ (G c_a)(G c_b)ᵀ.
-    fn hessian_block(
+    ///   A = δ_ij S_lk + (μ − λ ln J) [(F Gᵀ)_ij C⁻¹_lk + G_il G_jk] + λ G_ik G_jl.
+    ///
+    /// The nodal Hessian is then ∂²E/∂x_ai ∂x_bj = h A_rest Σ_kl A[(3k+i, 3l+j)] c_a[k] c_b[l].
+    fn material_stiffness(
         m: &MembraneMaterial,
         f: &Matrix3x2<f64>,
         s: &Matrix2<f64>,
         c_inv: &Matrix2<f64>,
         lj: f64,
-        ca: &Vector2<f64>,
-        cb: &Vector2<f64>,
-    ) -> Matrix3<f64> {
-        let geo = Matrix3::identity() * cb.dot(&(s * ca));
+    ) -> SMatrix<f64, 6, 6> {
+        let mut a = SMatrix::<f64, 6, 6>::zeros();
         match m.model {
             MembraneModel::StVK => {
-                let (fa, fb) = (f * ca, f * cb);
-                geo + f * f.transpose() * (m.mu * ca.dot(cb))
-                    + fb * fa.transpose() * m.mu
-                    + fa * fb.transpose() * m.lambda
+                let ff = f * f.transpose();
+                for k in 0..2 {
+                    for l in 0..2 {
+                        for i in 0..3 {
+                            for j in 0..3 {
+                                let mut v = m.mu * f[(i, l)] * f[(j, k)] + m.lambda * f[(i, k)] * f[(j, l)];
+                                if i == j {
+                                    v += s[(l, k)];
+                                }
+                                if k == l {
+                                    v += m.mu * ff[(i, j)];
+                                }
+                                a[(3 * k + i, 3 * l + j)] = v;
+                            }
+                        }
+                    }
+                }
             }
             MembraneModel::NeoHookean => {
                 let g = f * c_inv;
-                let (ga, gb) = (g * ca, g * cb);
-                let k = m.mu - m.lambda * lj;
-                geo + (f * g.transpose() * ca.dot(&(c_inv * cb)) + gb * ga.transpose()) * k
-                    + ga * gb.transpose() * m.lambda
+                let fg = f * g.transpose();
+                let coef = m.mu - m.lambda * lj;
+                for k in 0..2 {
+                    for l in 0..2 {
+                        for i in 0..3 {
+                            for j in 0..3 {
+                                let mut v = coef * (fg[(i, j)] * c_inv[(l, k)] + g[(i, l)] * g[(j, k)])
+                                    + m.lambda * g[(i, k)] * g[(j, l)];
+                                if i == j {
+                                    v += s[(l, k)];
+                                }
+                                a[(3 * k + i, 3 * l + j)] = v;
+                            }
+                        }
+                    }
+                }
             }
         }
+        a
     }
 
-    /// Energy, gradient and the 9×9 Hessian (symmetric). With `project_psd`, the Hessian is
-    /// replaced by its nearest PSD matrix ([`crate::energy::project_psd`]); StVK in compression
-    /// and both models under large shear are indefinite. All NaN where neo-Hookean is undefined.
+    /// Energy, gradient and the 9×9 Hessian (symmetric). StVK in compression and both models
+    /// under large shear are indefinite. With `project_psd`, the 6×6 material stiffness
+    /// ∂²Ψ/∂F² is projected to its PSD part ([`crate::energy::project_psd`]) before the map to
+    /// nodal coordinates, so H = h A Bᵀ A⁺ B is PSD by congruence: as for tets, cheaper than
+    /// projecting the 9×9 H (a 6×6 instead of a 9×9 eigen-decomposition) but not the nearest PSD
+    /// matrix to H. All NaN where neo-Hookean is undefined.
     pub fn energy_gradient_hessian(
         &self,
         m: &MembraneMaterial,
@@ -252,20 +283,26 @@ impl MembraneElement {
         let Some((s, c_inv, lj)) = Self::second_pk(m, &c) else {
             return (e, g, SMatrix::from_element(f64::NAN));
         };
+        let mut a = Self::material_stiffness(m, &f, &s, &c_inv, lj);
+        if project_psd {
+            crate::energy::project_psd(&mut a);
+        }
         let cs = self.shape_gradients();
         let scale = m.thickness * self.rest_area;
         let mut h = SMatrix::<f64, 9, 9>::zeros();
-        for a in 0..3 {
-            for b in a..3 {
-                let blk = Self::hessian_block(m, &f, &s, &c_inv, lj, &cs[a], &cs[b]) * scale;
-                h.fixed_view_mut::<3, 3>(3 * a, 3 * b).copy_from(&blk);
-                if b != a {
-                    h.fixed_view_mut::<3, 3>(3 * b, 3 * a).copy_from(&blk.transpose());
+        for (pa, ca) in cs.iter().enumerate() {
+            for (pb, cb) in cs.iter().enumerate().skip(pa) {
+                let w = [ca[0] * cb[0], ca[0] * cb[1], ca[1] * cb[0], ca[1] * cb[1]];
+                for i in 0..3 {
+                    for j in 0..3 {
+                        let v =
+                            (a[(i, j)] * w[0] + a[(i, 3 + j)] * w[1] + a[(3 + i, j)] * w[2] + a[(3 + i, 3 + j)] * w[3])
+                                * scale;
+                        h[(3 * pa + i, 3 * pb + j)] = v;
+                        h[(3 * pb + j, 3 * pa + i)] = v;
+                    }
                 }
             }
-        }
-        if project_psd {
-            crate::energy::project_psd(&mut h);
         }
         (e, g, h)
     }
