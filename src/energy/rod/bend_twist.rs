@@ -2,13 +2,14 @@
 //! `[x_{i−1}, x_i, x_{i+1}, θ_{i−1}, θ_i]` (see the [module docs](super)).
 //!
 //! The energy is written once, generic over the scalar ([`BendTwistElement::energy_generic`]);
-//! gradient and Hessian are its forward-mode derivatives (num-dual: `DualSVec64<11>` for the
-//! gradient, `Dual2SVec64<11>` for the Hessian). Why AD here and not hand-derived formulas: the
+//! gradient and Hessian are its forward-mode derivatives (num-dual: `DualSVec64<8>` for the
+//! gradient, `Dual2SVec64<8>` for the Hessian, in the 8 translation-invariant variables
+//! (e_{i−1}, e_i, θ_{i−1}, θ_i), mapped back to the 11 stencil DOFs exactly, see [`reduce`]). Why AD here and not hand-derived formulas: the
 //! DER Hessian (Bergou 2010, App. A; Kaufman et al. 2014) is long and easy to get subtly wrong
 //! (it also has to differentiate the time-parallel transport of the frames), while one generic
 //! energy of ~150 operations gives exact derivatives. The cost is measured in `benches/thin.rs`
-//! (the Hessian dual carries 11 + 121 numbers per operation, ~1 KB per intermediate value, so the
-//! full AD Hessian is memory-bound and slow: ~200 µs per stencil).
+//! (the Hessian dual carries 8 + 64 numbers per operation, ~0.6 KB per intermediate value, for
+//! ~300 intermediate values: the exact AD Hessian is slow, tens of µs per stencil).
 //!
 //! For projected Newton there is a much cheaper PSD alternative,
 //! [`BendTwistElement::energy_gradient_gauss_newton`]: the energy is a quadratic form
@@ -21,7 +22,7 @@ use num_dual::{Dual2SVec64, DualSVec64, gradient, hessian, jacobian};
 
 use super::RodStiffness;
 use super::frames::{EdgeFrame, reference_twist, transport};
-use crate::contact::vec3::{Scalar, V3, cross, dot, konst, norm, scale, sub};
+use crate::contact::vec3::{Scalar, V3, cross, dot, konst, norm, scale};
 
 /// Rest data of the bend–twist stencil at interior node `node`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -56,7 +57,7 @@ impl BendTwistElement {
             frames[1].director.into(),
             0.0,
         );
-        let g = el.geometry(&q, frames, hint);
+        let g = el.geometry(&reduce(&q), frames, hint);
         el.rest_curvature = [Vector2::new(g.omega[0][0], g.omega[0][1]), Vector2::new(g.omega[1][0], g.omega[1][1])];
         el.rest_twist = g.twist;
         el
@@ -70,9 +71,9 @@ impl BendTwistElement {
 
     /// Material curvatures and twist (θ_i − θ_{i−1} + m_ref) of the stencil `q`; `m_ref_hint`
     /// selects the 2π branch of the reference twist.
-    fn geometry<T: Scalar>(&self, q: &[T; 11], frames: &[EdgeFrame; 2], m_ref_hint: f64) -> Geometry<T> {
-        let x = |a: usize| [q[3 * a], q[3 * a + 1], q[3 * a + 2]];
-        let e = [sub(x(1), x(0)), sub(x(2), x(1))];
+    /// Works on the reduced variables z = (e_{i−1}, e_i, θ_{i−1}, θ_i) (see [`reduce`]).
+    fn geometry<T: Scalar>(&self, z: &[T; 8], frames: &[EdgeFrame; 2], m_ref_hint: f64) -> Geometry<T> {
+        let e = [[z[0], z[1], z[2]], [z[3], z[4], z[5]]];
         let t = e.map(|ej| scale(ej, norm(ej).recip()));
         // Current reference directors: time-parallel transport of the stored ones.
         let u: [V3<T>; 2] =
@@ -81,19 +82,24 @@ impl BendTwistElement {
         let kb = scale(cross(e[0], e[1]), denom.recip() * 2.0);
         let omega = std::array::from_fn(|j| {
             let v = cross(t[j], u[j]);
-            let (s, c) = q[9 + j].sin_cos();
+            let (s, c) = z[6 + j].sin_cos();
             let (ku, kv) = (dot(kb, u[j]), dot(kb, v));
             // ω = (κb·m2, −κb·m1), m1 = c u + s v, m2 = −s u + c v.
             [kv * c - ku * s, -(ku * c + kv * s)]
         });
         let m_ref = reference_twist(t[0], u[0], t[1], u[1], m_ref_hint);
-        Geometry { omega, twist: q[10] - q[9] + m_ref }
+        Geometry { omega, twist: z[7] - z[6] + m_ref }
     }
 
     /// (bending, twisting) energies for the 11 stencil values `q` (generic scalar).
     pub fn energy_parts_generic<T: Scalar>(&self, s: &RodStiffness, q: &[T; 11], fd: FrameData) -> (T, T) {
+        self.energy_parts_reduced(s, &reduce(q), fd)
+    }
+
+    /// (bending, twisting) energies in the reduced variables z = (e_{i−1}, e_i, θ_{i−1}, θ_i).
+    fn energy_parts_reduced<T: Scalar>(&self, s: &RodStiffness, z: &[T; 8], fd: FrameData) -> (T, T) {
         let (frames, m_ref_prev) = fd;
-        let g = self.geometry(q, frames, m_ref_prev);
+        let g = self.geometry(z, frames, m_ref_prev);
         let inv_l = self.voronoi_length().recip();
         let b = &s.bend;
         let mut bend = T::from(0.0);
@@ -146,13 +152,15 @@ impl BendTwistElement {
         frames: &[EdgeFrame; 2],
         m_ref_prev: f64,
     ) -> (f64, SVector<f64, 11>) {
-        let q = SVector::<f64, 11>::from(pack(x, theta));
-        gradient(
-            |v: SVector<DualSVec64<11>, 11>| {
-                self.energy_generic(s, &std::array::from_fn(|k| v[k]), (frames, m_ref_prev))
+        let z = SVector::<f64, 8>::from(reduce(&pack(x, theta)));
+        let (e, gz) = gradient(
+            |v: SVector<DualSVec64<8>, 8>| {
+                let (b, t) = self.energy_parts_reduced(s, &std::array::from_fn(|k| v[k]), (frames, m_ref_prev));
+                b + t
             },
-            &q,
-        )
+            &z,
+        );
+        (e, expand_gradient(&gz))
     }
 
     /// Energy, gradient and 11×11 Hessian (second-order forward-mode AD). With `project_psd`
@@ -168,13 +176,15 @@ impl BendTwistElement {
         m_ref_prev: f64,
         project_psd: bool,
     ) -> (f64, SVector<f64, 11>, SMatrix<f64, 11, 11>) {
-        let q = SVector::<f64, 11>::from(pack(x, theta));
-        let (e, g, mut h) = hessian(
-            |v: SVector<Dual2SVec64<11>, 11>| {
-                self.energy_generic(s, &std::array::from_fn(|k| v[k]), (frames, m_ref_prev))
+        let z = SVector::<f64, 8>::from(reduce(&pack(x, theta)));
+        let (e, gz, hz) = hessian(
+            |v: SVector<Dual2SVec64<8>, 8>| {
+                let (b, t) = self.energy_parts_reduced(s, &std::array::from_fn(|k| v[k]), (frames, m_ref_prev));
+                b + t
             },
-            &q,
+            &z,
         );
+        let (g, mut h) = (expand_gradient(&gz), expand_hessian(&hz));
         if project_psd {
             crate::energy::project_psd(&mut h);
         }
@@ -185,7 +195,11 @@ impl BendTwistElement {
 impl BendTwistElement {
     /// The 5 strains r = (ω^0 − ω̄^0, ω^1 − ω̄^1, m − m̄) (generic scalar).
     pub fn strains_generic<T: Scalar>(&self, q: &[T; 11], fd: FrameData) -> [T; 5] {
-        let g = self.geometry(q, fd.0, fd.1);
+        self.strains_reduced(&reduce(q), fd)
+    }
+
+    fn strains_reduced<T: Scalar>(&self, z: &[T; 8], fd: FrameData) -> [T; 5] {
+        let g = self.geometry(z, fd.0, fd.1);
         [
             g.omega[0][0] - self.rest_curvature[0][0],
             g.omega[0][1] - self.rest_curvature[0][1],
@@ -207,13 +221,18 @@ impl BendTwistElement {
         frames: &[EdgeFrame; 2],
         m_ref_prev: f64,
     ) -> (f64, SVector<f64, 11>, SMatrix<f64, 11, 11>) {
-        let q = SVector::<f64, 11>::from(pack(x, theta));
-        let (r, j): (SVector<f64, 5>, SMatrix<f64, 5, 11>) = jacobian(
-            |v: SVector<DualSVec64<11>, 11>| {
-                SVector::from(self.strains_generic(&std::array::from_fn(|k| v[k]), (frames, m_ref_prev)))
+        let z = SVector::<f64, 8>::from(reduce(&pack(x, theta)));
+        let (r, jz): (SVector<f64, 5>, SMatrix<f64, 5, 8>) = jacobian(
+            |v: SVector<DualSVec64<8>, 8>| {
+                SVector::from(self.strains_reduced(&std::array::from_fn(|k| v[k]), (frames, m_ref_prev)))
             },
-            &q,
+            &z,
         );
+        // Strain Jacobian in the stencil's 11 DOFs: J = J_z T.
+        let j = SMatrix::<f64, 5, 11>::from_fn(|row, col| {
+            let gz = SVector::<f64, 8>::from_fn(|k, _| jz[(row, k)]);
+            expand_gradient(&gz)[col]
+        });
         let inv_l = self.voronoi_length().recip();
         let mut k = SMatrix::<f64, 5, 5>::zeros();
         let bb = (s.bend + s.bend.transpose()) * (0.25 * inv_l); // B/(2ℓ), symmetrized
@@ -224,6 +243,44 @@ impl BendTwistElement {
         let kj = k * j;
         (0.5 * r.dot(&kr), j.transpose() * kr, j.transpose() * kj)
     }
+}
+
+/// The reduced variables z = (e_{i−1}, e_i, θ_{i−1}, θ_i) = T q of a stencil q. The energy is
+/// translation invariant, so it depends on the 11 DOFs only through these 8: differentiating
+/// with respect to z and mapping back (g = Tᵀ g_z, H = Tᵀ H_z T) is exact and makes the AD
+/// numbers 8 + 64 wide instead of 11 + 121 (about half the Hessian cost).
+#[inline]
+pub fn reduce<T: Scalar>(q: &[T; 11]) -> [T; 8] {
+    [q[3] - q[0], q[4] - q[1], q[5] - q[2], q[6] - q[3], q[7] - q[4], q[8] - q[5], q[9], q[10]]
+}
+
+/// g = Tᵀ g_z: ∂/∂x_{i−1} = −∂/∂e_{i−1}, ∂/∂x_i = ∂/∂e_{i−1} − ∂/∂e_i, ∂/∂x_{i+1} = ∂/∂e_i.
+#[inline]
+fn expand_gradient(gz: &SVector<f64, 8>) -> SVector<f64, 11> {
+    let mut g = SVector::<f64, 11>::zeros();
+    for c in 0..3 {
+        g[c] = -gz[c];
+        g[3 + c] = gz[c] - gz[3 + c];
+        g[6 + c] = gz[3 + c];
+    }
+    g[9] = gz[6];
+    g[10] = gz[7];
+    g
+}
+
+/// H = Tᵀ H_z T, applying [`expand_gradient`] to the columns and then to the rows.
+#[inline]
+fn expand_hessian(hz: &SMatrix<f64, 8, 8>) -> SMatrix<f64, 11, 11> {
+    let mut half = SMatrix::<f64, 8, 11>::zeros();
+    for r in 0..8 {
+        let row = SVector::<f64, 8>::from_fn(|k, _| hz[(r, k)]);
+        half.set_row(r, &expand_gradient(&row).transpose());
+    }
+    let mut h = SMatrix::<f64, 11, 11>::zeros();
+    for c in 0..11 {
+        h.set_column(c, &expand_gradient(&half.column(c).into_owned()));
+    }
+    h
 }
 
 /// Stencil values `[x_{i−1}, x_i, x_{i+1}, θ_{i−1}, θ_i]` as one array.
