@@ -22,7 +22,8 @@
 //!
 //! # Derivatives
 //! The gradient is hand-derived ([`angle_gradient`], Bridson et al. 2003). The exact Hessian is
-//! second-order forward-mode AD of [`HingeElement::energy_generic`] (`Dual2SVec64<12>`): the
+//! second-order forward-mode AD of the energy (`Dual2SVec64<9>` in the 9 translation-invariant
+//! variables x1 − x0, x2 − x0, x3 − x0, mapped back exactly): the
 //! hand-derived one (Tamstorf & Grinspun 2013) is long; both are checked against finite
 //! differences. Cost: `benches/thin.rs`.
 //! [`HingeElement::energy_gradient_gauss_newton`] is the cheap PSD alternative for projected
@@ -39,7 +40,7 @@
 use nalgebra::{SMatrix, SVector, Vector3};
 use num_dual::{Dual2SVec64, hessian};
 
-use crate::contact::vec3::{Scalar, V3, cross, dot, norm, scale, sub};
+use crate::contact::vec3::{Scalar, V3, cross, dot, norm, scale};
 
 /// k = D/6 = E h³/(72 (1 − ν²)) (J): see the module docs for the calibration.
 pub fn hinge_stiffness(youngs_modulus: f64, poisson_ratio: f64, thickness: f64) -> f64 {
@@ -59,15 +60,40 @@ pub struct HingeElement {
     rest_sin_cos: (f64, f64),
 }
 
-/// (x, y) = (n1·n2, (n1×n2)·ê): θ = atan2(y, x).
+/// (x, y) = (n1·n2, (n1×n2)·ê): θ = atan2(y, x), from the stencil `q`.
 #[inline]
 fn angle_pair<T: Scalar>(q: &[T; 12]) -> (T, T) {
-    let x = |a: usize| -> V3<T> { [q[3 * a], q[3 * a + 1], q[3 * a + 2]] };
-    let e = sub(x(1), x(0));
-    let n1 = cross(e, sub(x(2), x(0)));
-    let n2 = cross(sub(x(3), x(0)), e);
+    angle_pair_reduced(&reduce(q))
+}
+
+/// The reduced variables z = (x1 − x0, x2 − x0, x3 − x0): the energy is translation invariant,
+/// so it depends on the 12 DOFs only through these 9. The Hessian is taken in z (AD numbers
+/// 9 + 81 wide instead of 12 + 144) and mapped back exactly (H = Tᵀ H_z T).
+#[inline]
+fn reduce<T: Scalar>(q: &[T; 12]) -> [T; 9] {
+    std::array::from_fn(|k| q[3 + k] - q[k % 3])
+}
+
+#[inline]
+fn angle_pair_reduced<T: Scalar>(z: &[T; 9]) -> (T, T) {
+    let e: V3<T> = [z[0], z[1], z[2]];
+    let n1 = cross(e, [z[3], z[4], z[5]]);
+    let n2 = cross([z[6], z[7], z[8]], e);
     let e_hat = scale(e, norm(e).recip());
     (dot(n1, n2), dot(cross(n1, n2), e_hat))
+}
+
+/// g = Tᵀ g_z: ∂/∂x0 = −Σ ∂/∂z_k (per coordinate), ∂/∂x_{a} = ∂/∂z_{a−1} for a = 1, 2, 3.
+#[inline]
+fn expand_gradient(gz: &SVector<f64, 9>) -> SVector<f64, 12> {
+    let mut g = SVector::<f64, 12>::zeros();
+    for c in 0..3 {
+        g[c] = -(gz[c] + gz[3 + c] + gz[6 + c]);
+    }
+    for k in 0..9 {
+        g[3 + k] = gz[k];
+    }
+    g
 }
 
 impl HingeElement {
@@ -157,10 +183,25 @@ impl HingeElement {
         x: &[Vector3<f64>; 4],
         project_psd: bool,
     ) -> (f64, SVector<f64, 12>, SMatrix<f64, 12, 12>) {
-        let (e, g, mut h) = hessian(
-            |v: SVector<Dual2SVec64<12>, 12>| self.energy_generic(k, &std::array::from_fn(|i| v[i])),
-            &SVector::from(flat(x)),
+        let kw = k * self.weight;
+        let (e, gz, hz) = hessian(
+            |v: SVector<Dual2SVec64<9>, 9>| {
+                let d = self.angle_change_reduced(&std::array::from_fn(|i| v[i]));
+                d * d * kw
+            },
+            &SVector::from(reduce(&flat(x))),
         );
+        let g = expand_gradient(&gz);
+        // H = Tᵀ H_z T: expand the columns, then the rows.
+        let mut half = SMatrix::<f64, 9, 12>::zeros();
+        for r in 0..9 {
+            let row = SVector::<f64, 9>::from_fn(|c, _| hz[(r, c)]);
+            half.set_row(r, &expand_gradient(&row).transpose());
+        }
+        let mut h = SMatrix::<f64, 12, 12>::zeros();
+        for c in 0..12 {
+            h.set_column(c, &expand_gradient(&half.column(c).into_owned()));
+        }
         if project_psd {
             crate::energy::project_psd(&mut h);
         }
@@ -171,7 +212,11 @@ impl HingeElement {
 impl HingeElement {
     /// θ − θ̄ wrapped to (−π, π] (generic scalar).
     pub fn angle_change_generic<T: Scalar>(&self, q: &[T; 12]) -> T {
-        let (x, y) = angle_pair(q);
+        self.angle_change_reduced(&reduce(q))
+    }
+
+    fn angle_change_reduced<T: Scalar>(&self, z: &[T; 9]) -> T {
+        let (x, y) = angle_pair_reduced(z);
         let (s, c) = self.rest_sin_cos;
         (y * c - x * s).atan2(x * c + y * s)
     }
