@@ -185,7 +185,7 @@ fn cloth(c: &mut Criterion) {
 }
 
 fn config() -> Criterion {
-    // 22 functions: short windows keep the whole run near a minute on the shared 2-core machine;
+    // 24 functions: short windows keep the whole run near a minute on the shared 2-core machine;
     // each iteration covers ~1000-3000 stencils, so 2 s gives stable per-stencil numbers.
     Criterion::default()
         .warm_up_time(Duration::from_millis(500))

@@ -23,8 +23,10 @@
 //! previous step is rotated by the minimal rotation taking the previous tangent to the new one.
 //! Inside the kernels that transport is part of the energy (a smooth function of the positions,
 //! given the stored previous frame), so the energy of a stencil is one well-defined function of
-//! its 11 unknowns and finite differences check gradients and Hessians exactly. At the previous
-//! frame's own configuration its derivatives are those of Bergou 2010 (∂m_ref/∂e = κb/(2|e|), …).
+//! its 11 unknowns and finite differences check gradients and Hessians exactly. At the stored
+//! frames' own configuration its derivatives coincide with Bergou 2010's (e.g. the holonomy
+//! gradient of the reference twist; `tests/thin_energy_fd.rs` checks its consequence, the
+//! gradient's orthogonality to infinitesimal rigid rotations).
 //!
 //! # DOF layout (decision)
 //! A rod body's range of the generalized vector (DESIGN.md, Principle 2) holds **all node
@@ -35,8 +37,9 @@
 //!   positions `Vec<Vector3>` all index rods the same way as other nodal bodies;
 //! - with quasistatic twist the angles are not unknowns: the body's range simply ends after the
 //!   positions, nothing is re-indexed;
-//! - interleaving would make the matrix banded (bandwidth 7) for a banded Cholesky; the same band
-//!   is recovered by a permutation (or the fill-reducing ordering of the sparse factorization).
+//! - interleaving (`[x_0, θ_0, x_1, θ_1, …]`) would make a rod's matrix banded (half-bandwidth 10)
+//!   for a banded Cholesky; the same band is one permutation away (or the fill-reducing ordering
+//!   of the sparse factorization finds it).
 //!
 //! Local stencil order of the bend–twist kernel (11 DOFs): `[x_{i−1}, x_i, x_{i+1}, θ_{i−1}, θ_i]`
 //! ([`RodDofs::bend_twist_dofs`] maps it to global indices); stretch: `[x_j, x_{j+1}]` (6).

@@ -11,8 +11,8 @@
 //!
 //! Only the twist energy is minimized. That is exact for isotropic B and naturally straight rods
 //! (then the bending energy does not depend on θ); with natural curvature or an elliptic
-//! section the bending energy also depends on θ and this is the usual approximation (Bergou 2008
-//! §4.2 / 004). By the envelope theorem the positional gradient of the reduced energy is the
+//! section the bending energy also depends on θ and this is the usual approximation (as in 004's
+//! quasistatic-twist demo). By the envelope theorem the positional gradient of the reduced energy is the
 //! bend–twist gradient evaluated at these angles (position block only).
 
 use super::{Rod, RodFrames};
