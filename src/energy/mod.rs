@@ -2,10 +2,14 @@
 //! on a fixed-size stencil, with no heap allocation, so that assembly (shared, parallel) can call
 //! them per element.
 //!
-//! So far: hyperelastic linear tetrahedra ([`elastic`]).
+//! So far: hyperelastic linear tetrahedra ([`elastic`]); thin objects: Discrete Elastic Rods
+//! ([`rod`]), cloth membranes ([`membrane`]) and discrete-shell hinge bending ([`bending`]).
 
+pub mod bending;
 pub mod elastic;
+pub mod membrane;
 pub mod psd;
+pub mod rod;
 
 pub use elastic::{ElasticModel, Lame, Material, TetElement};
 pub use psd::project_psd;
