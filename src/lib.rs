@@ -9,5 +9,6 @@ pub mod mesh;
 pub mod model;
 pub mod output;
 pub mod pipeline;
+pub mod rigid;
 pub mod scene;
 pub mod simulation;
