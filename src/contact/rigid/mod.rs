@@ -9,10 +9,13 @@
 //! [`crate::rigid::shape::tangent_basis`]).
 //!
 //! Supported shape pairs: sphere–sphere, sphere–capsule, capsule–capsule, sphere–box,
-//! sphere–cylinder, and any pair of boxes and convex meshes (SAT with face clipping,
-//! [`polyhedral`]); against a plane every shape. Other pairs return [`UnsupportedPair`] instead of
+//! sphere–cylinder, sphere and capsule against boxes and convex meshes ([`hull_round`]), and any
+//! pair of boxes and convex meshes (SAT with face clipping, [`polyhedral`]); against a plane every
+//! shape. Cylinder against anything but spheres and planes is not generated (a scene can give a
+//! cylinder as a convex mesh instead). Other pairs return [`UnsupportedPair`] instead of
 //! silently producing no contacts.
 
+pub mod hull_round;
 pub mod polyhedral;
 pub mod round;
 
@@ -154,7 +157,16 @@ pub fn collide_shapes(
         (S::Sphere { radius }, S::Cylinder { radius: rc, half_length }) => {
             round::sphere_cylinder(&center(pa), *radius, pb, *rc, *half_length, margin).into_iter().collect()
         }
-        (S::Box { .. } | S::Cylinder { .. }, S::Sphere { .. }) => {
+        (S::Sphere { radius }, S::ConvexMesh(_)) => {
+            let hb = polyhedral::PosedHull::new(b, pb).expect("mesh");
+            hull_round::capsule_hull(&center(pa), &axis(pa), 0.0, *radius, &hb, margin)
+        }
+        (S::Capsule { radius, half_length }, S::Box { .. } | S::ConvexMesh(_)) => {
+            let hb = polyhedral::PosedHull::new(b, pb).expect("box or mesh");
+            hull_round::capsule_hull(&center(pa), &axis(pa), *half_length, *radius, &hb, margin)
+        }
+        (S::Box { .. } | S::Cylinder { .. } | S::ConvexMesh(_), S::Sphere { .. })
+        | (S::Box { .. } | S::ConvexMesh(_), S::Capsule { .. }) => {
             return swapped(collide_shapes(b, pb, a, pa, margin));
         }
         (S::Box { .. } | S::ConvexMesh(_), S::Box { .. } | S::ConvexMesh(_)) => {

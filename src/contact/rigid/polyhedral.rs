@@ -21,12 +21,14 @@ static UNIT_CUBE: LazyLock<ConvexMesh> = LazyLock::new(|| ConvexMesh::cuboid(&Ve
 
 /// A box or convex mesh placed in the world: hull topology plus world vertices.
 pub struct PosedHull<'a> {
-    hull: &'a ConvexMesh,
-    pose: Isometry3<f64>,
+    pub(super) hull: &'a ConvexMesh,
+    pub(super) pose: Isometry3<f64>,
     /// World vertices.
-    verts: Vec<Vector3<f64>>,
+    pub(super) verts: Vec<Vector3<f64>>,
+    /// World face normals (computed once: every axis test and the clipping use them).
+    pub(super) normals: Vec<Vector3<f64>>,
     /// Bounding radius, the length scale of the tolerances.
-    radius: f64,
+    pub(super) radius: f64,
 }
 
 impl<'a> PosedHull<'a> {
@@ -39,14 +41,15 @@ impl<'a> PosedHull<'a> {
         };
         let verts =
             hull.vertices.iter().map(|v| pose.transform_point(&v.component_mul(&scale).into()).coords).collect();
-        Some(PosedHull { hull, pose: *pose, verts, radius: shape.bounding_radius() })
+        let normals = hull.faces.iter().map(|f| pose.rotation * f.normal).collect();
+        Some(PosedHull { hull, pose: *pose, verts, normals, radius: shape.bounding_radius() })
     }
 
-    fn face_normal(&self, f: usize) -> Vector3<f64> {
-        self.pose.rotation * self.hull.faces[f].normal
+    pub(super) fn face_normal(&self, f: usize) -> Vector3<f64> {
+        self.normals[f]
     }
 
-    fn face_offset(&self, f: usize, n: &Vector3<f64>) -> f64 {
+    pub(super) fn face_offset(&self, f: usize, n: &Vector3<f64>) -> f64 {
         n.dot(&self.verts[self.hull.faces[f].polygon[0]])
     }
 
