@@ -159,7 +159,14 @@ fn edge_contact(
     let (ca, ua, ha) = ((pa + qa) * 0.5, (qa - pa).normalize(), (qa - pa).norm() * 0.5);
     let (cb, ub, hb) = ((pb + qb) * 0.5, (qb - pb).normalize(), (qb - pb).norm() * 0.5);
     let (s, t) = super::round::segment_segment(&ca, &ua, ha, &cb, &ub, hb);
-    let g = ContactGeometry::from_witnesses(ca + s * ua, cb + t * ub, *n);
+    let (wa, wb) = (ca + s * ua, cb + t * ub);
+    let d = wa - wb;
+    // Closest points inside both edges are apart along `n` exactly. When one is clamped to an
+    // edge's end (a corner configuration, where the face/edge axes underestimate the distance),
+    // a separated pair is reported along its own direction with its true distance, so the
+    // witnesses stay on the surfaces; an overlapping pair keeps the SAT axis.
+    let normal = if d.dot(n) > 0.0 { d.normalize() } else { *n };
+    let g = ContactGeometry::from_witnesses(wa, wb, normal);
     (g.gap < margin).then_some(g)
 }
 
@@ -199,16 +206,25 @@ fn face_contact(rf: &PosedHull, f: usize, inc: &PosedHull, ref_is_a: bool, margi
         })
         .collect();
     if found.is_empty() && poly.is_empty() {
-        // Rounding clipped everything away although the SAT found overlap (the incident face only
-        // grazes a side plane): fall back to the incident hull's deepest vertex.
-        let x = inc.verts.iter().min_by(|p, q| n.dot(p).total_cmp(&n.dot(q))).expect("a hull has vertices");
-        let depth = n.dot(x) - offset;
-        if depth < margin {
-            let on_ref = x - depth * n;
+        // The incident face misses the reference face's prism although no axis separates by the
+        // margin (separated corners, where the SAT underestimates the distance, or rounding at a
+        // grazing side plane): the incident vertex nearest the reference hull, with its exact
+        // closest point, still gives a contact with both witnesses on the surfaces.
+        let (d, x, q, m) = inc
+            .verts
+            .iter()
+            .map(|x| {
+                let (d, q, m) = super::hull_round::point_hull(rf, x);
+                (d, *x, q, m)
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .expect("a hull has vertices");
+        if d < margin {
+            // `m` points from the reference hull to the incident vertex.
             found.push(if ref_is_a {
-                ContactGeometry::from_witnesses(on_ref, *x, normal)
+                ContactGeometry::from_witnesses(q, x, -m)
             } else {
-                ContactGeometry::from_witnesses(*x, on_ref, normal)
+                ContactGeometry::from_witnesses(x, q, m)
             });
         }
     }
