@@ -201,3 +201,35 @@ fn contact_jacobians_give_relative_velocity_in_the_frame() {
     assert!((u - c.frame.transpose() * rel).norm() < 1e-15);
     assert!((u[0] - rel.dot(&c.normal)).abs() < 1e-15);
 }
+
+/// `supported` agrees with what `collide_shapes` does, near and far, in both orders.
+#[test]
+fn supported_pairs_are_reported_consistently() {
+    let (v, t) = RigidShape::Cylinder { radius: 0.3, half_length: 0.2 }.tessellate(8);
+    let shapes = [
+        RigidShape::Box { half: Vector3::new(0.2, 0.3, 0.4) },
+        SPHERE,
+        RigidShape::Cylinder { radius: 0.3, half_length: 0.2 },
+        RigidShape::Capsule { radius: 0.1, half_length: 0.3 },
+        RigidShape::ConvexMesh(fricsim::rigid::ConvexMesh::new(v, t).unwrap()),
+    ];
+    let mut unsupported = 0;
+    for a in &shapes {
+        for b in &shapes {
+            let ok = fricsim::contact::rigid::supported(a, b);
+            unsupported += usize::from(!ok);
+            for z in [0.3, 10.0] {
+                let r = collide_shapes(
+                    a,
+                    &Isometry3::identity(),
+                    b,
+                    &pose([0.0, 0.1, z], UnitQuaternion::identity()),
+                    1e-3,
+                );
+                assert_eq!(r.is_ok(), ok, "{a:?} {b:?} at {z}");
+            }
+        }
+    }
+    // Cylinder against box, capsule, cylinder and mesh (in both orders, and with itself).
+    assert_eq!(unsupported, 7);
+}

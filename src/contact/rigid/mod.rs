@@ -125,6 +125,18 @@ fn kind(s: &RigidShape) -> &'static str {
     }
 }
 
+/// Whether [`collide_shapes`] generates contacts for this pair (in either order).
+pub fn supported(a: &RigidShape, b: &RigidShape) -> bool {
+    use RigidShape as S;
+    let one_way = |a: &RigidShape, b: &RigidShape| match (a, b) {
+        (S::Sphere { .. }, _) => true,
+        (S::Capsule { .. }, S::Capsule { .. } | S::Box { .. } | S::ConvexMesh(_)) => true,
+        (S::Box { .. } | S::ConvexMesh(_), S::Box { .. } | S::ConvexMesh(_)) => true,
+        _ => false,
+    };
+    one_way(a, b) || one_way(b, a)
+}
+
 /// Contacts between shape `a` at pose `pa` and shape `b` at pose `pb` (body frame to world), with
 /// gap below `margin`.
 pub fn collide_shapes(
@@ -135,6 +147,16 @@ pub fn collide_shapes(
     margin: f64,
 ) -> Result<Vec<ContactGeometry>, UnsupportedPair> {
     use RigidShape as S;
+    // Bounding spheres about the body origins farther apart than the margin: nothing to do (the
+    // cheap test that keeps far pairs from building hulls when no broad phase ran).
+    // An unsupported pair is an error whether or not the shapes are near, so a scene fails at
+    // its first step rather than when two bodies first approach.
+    if !supported(a, b) {
+        return Err(UnsupportedPair { a: kind(a), b: kind(b) });
+    }
+    if (pa.translation.vector - pb.translation.vector).norm() > a.bounding_radius() + b.bounding_radius() + margin {
+        return Ok(Vec::new());
+    }
     let swapped = |r: Result<Vec<ContactGeometry>, UnsupportedPair>| r.map(|v| v.iter().map(|c| c.flipped()).collect());
     let center = |p: &Isometry3<f64>| p.translation.vector;
     let axis = |p: &Isometry3<f64>| p.rotation * Vector3::z();
