@@ -128,11 +128,13 @@ fn kind(s: &RigidShape) -> &'static str {
 /// Whether [`collide_shapes`] generates contacts for this pair (in either order).
 pub fn supported(a: &RigidShape, b: &RigidShape) -> bool {
     use RigidShape as S;
-    let one_way = |a: &RigidShape, b: &RigidShape| match (a, b) {
-        (S::Sphere { .. }, _) => true,
-        (S::Capsule { .. }, S::Capsule { .. } | S::Box { .. } | S::ConvexMesh(_)) => true,
-        (S::Box { .. } | S::ConvexMesh(_), S::Box { .. } | S::ConvexMesh(_)) => true,
-        _ => false,
+    let one_way = |a: &RigidShape, b: &RigidShape| {
+        matches!(
+            (a, b),
+            (S::Sphere { .. }, _)
+                | (S::Capsule { .. }, S::Capsule { .. } | S::Box { .. } | S::ConvexMesh(_))
+                | (S::Box { .. } | S::ConvexMesh(_), S::Box { .. } | S::ConvexMesh(_))
+        )
     };
     one_way(a, b) || one_way(b, a)
 }
