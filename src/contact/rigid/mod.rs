@@ -8,12 +8,14 @@
 //! `(n, t1, t2)`, right-handed and orthonormal, `t1` chosen deterministically from `n` alone (see
 //! [`crate::rigid::shape::tangent_basis`]).
 //!
-//! Supported shape pairs: sphere–sphere, sphere–capsule, capsule–capsule, sphere–box,
-//! sphere–cylinder, sphere and capsule against boxes and convex meshes ([`hull_round`]), and any
-//! pair of boxes and convex meshes (SAT with face clipping, [`polyhedral`]); against a plane every
-//! shape. Cylinder against anything but spheres and planes is not generated (a scene can give a
-//! cylinder as a convex mesh instead). Other pairs return [`UnsupportedPair`] instead of
-//! silently producing no contacts.
+//! Every pair of shapes is handled: sphere–sphere, sphere–capsule, capsule–capsule, sphere–box,
+//! sphere–cylinder and cylinder–plane exactly; sphere and capsule against boxes and convex meshes
+//! through the exact point–hull distance ([`hull_round`]); boxes and convex meshes against each
+//! other by SAT with face clipping ([`polyhedral`]). A cylinder against a box, mesh, capsule or
+//! cylinder uses its inscribed 32-sided prism, made exact when the contact face is a flat face of
+//! the other body (see [`polyhedral::cylinder_hull`]). The dispatch matches every pair with no
+//! catch-all, so a shape added later fails to compile until its contacts exist, rather than
+//! producing no contacts in silence.
 
 pub mod hull_round;
 pub mod polyhedral;
@@ -23,7 +25,6 @@ use crate::contact::collider::{Collider, Shape};
 use crate::rigid::shape::tangent_basis;
 use crate::rigid::{RigidBody, RigidShape};
 use nalgebra::{Isometry3, Matrix3, SMatrix, Translation3, UnitQuaternion, Vector3};
-use thiserror::Error;
 
 /// What is on one side of a contact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,38 +108,6 @@ impl RigidContact {
     }
 }
 
-/// A shape pair this module does not generate contacts for.
-#[derive(Debug, Clone, PartialEq, Error)]
-#[error("no contact generation between a {a} and a {b}")]
-pub struct UnsupportedPair {
-    pub a: &'static str,
-    pub b: &'static str,
-}
-
-fn kind(s: &RigidShape) -> &'static str {
-    match s {
-        RigidShape::Box { .. } => "box",
-        RigidShape::Sphere { .. } => "sphere",
-        RigidShape::Cylinder { .. } => "cylinder",
-        RigidShape::Capsule { .. } => "capsule",
-        RigidShape::ConvexMesh(_) => "convex mesh",
-    }
-}
-
-/// Whether [`collide_shapes`] generates contacts for this pair (in either order).
-pub fn supported(a: &RigidShape, b: &RigidShape) -> bool {
-    use RigidShape as S;
-    let one_way = |a: &RigidShape, b: &RigidShape| {
-        matches!(
-            (a, b),
-            (S::Sphere { .. }, _)
-                | (S::Capsule { .. }, S::Capsule { .. } | S::Box { .. } | S::ConvexMesh(_))
-                | (S::Box { .. } | S::ConvexMesh(_), S::Box { .. } | S::ConvexMesh(_))
-        )
-    };
-    one_way(a, b) || one_way(b, a)
-}
-
 /// Contacts between shape `a` at pose `pa` and shape `b` at pose `pb` (body frame to world), with
 /// gap below `margin`.
 pub fn collide_shapes(
@@ -147,22 +116,17 @@ pub fn collide_shapes(
     b: &RigidShape,
     pb: &Isometry3<f64>,
     margin: f64,
-) -> Result<Vec<ContactGeometry>, UnsupportedPair> {
+) -> Vec<ContactGeometry> {
     use RigidShape as S;
     // Bounding spheres about the body origins farther apart than the margin: nothing to do (the
     // cheap test that keeps far pairs from building hulls when no broad phase ran).
-    // An unsupported pair is an error whether or not the shapes are near, so a scene fails at
-    // its first step rather than when two bodies first approach.
-    if !supported(a, b) {
-        return Err(UnsupportedPair { a: kind(a), b: kind(b) });
-    }
     if (pa.translation.vector - pb.translation.vector).norm() > a.bounding_radius() + b.bounding_radius() + margin {
-        return Ok(Vec::new());
+        return Vec::new();
     }
-    let swapped = |r: Result<Vec<ContactGeometry>, UnsupportedPair>| r.map(|v| v.iter().map(|c| c.flipped()).collect());
+    let swapped = |v: Vec<ContactGeometry>| v.iter().map(|c| c.flipped()).collect();
     let center = |p: &Isometry3<f64>| p.translation.vector;
     let axis = |p: &Isometry3<f64>| p.rotation * Vector3::z();
-    Ok(match (a, b) {
+    match (a, b) {
         (S::Sphere { radius: ra }, S::Sphere { radius: rb }) => {
             round::sphere_sphere(&center(pa), *ra, &center(pb), *rb, margin).into_iter().collect()
         }
@@ -171,7 +135,7 @@ pub fn collide_shapes(
                 .into_iter()
                 .collect()
         }
-        (S::Capsule { .. }, S::Sphere { .. }) => return swapped(collide_shapes(b, pb, a, pa, margin)),
+        (S::Capsule { .. }, S::Sphere { .. }) => swapped(collide_shapes(b, pb, a, pa, margin)),
         (S::Capsule { radius: ra, half_length: ha }, S::Capsule { radius: rb, half_length: hb }) => {
             round::capsule_capsule((&center(pa), &axis(pa), *ha, *ra), (&center(pb), &axis(pb), *hb, *rb), margin)
         }
@@ -189,17 +153,25 @@ pub fn collide_shapes(
             let hb = polyhedral::PosedHull::new(b, pb).expect("box or mesh");
             hull_round::capsule_hull(&center(pa), &axis(pa), *half_length, *radius, &hb, margin)
         }
-        (S::Box { .. } | S::Cylinder { .. } | S::ConvexMesh(_), S::Sphere { .. })
-        | (S::Box { .. } | S::ConvexMesh(_), S::Capsule { .. }) => {
-            return swapped(collide_shapes(b, pb, a, pa, margin));
+        (S::Capsule { radius, half_length }, S::Cylinder { .. }) => {
+            let hb = polyhedral::PosedHull::new(b, pb).expect("cylinder");
+            hull_round::capsule_hull(&center(pa), &axis(pa), *half_length, *radius, &hb, margin)
         }
+        (S::Cylinder { radius, half_length }, S::Box { .. } | S::ConvexMesh(_) | S::Cylinder { .. }) => {
+            let ha = polyhedral::PosedHull::new(a, pa).expect("cylinder");
+            let hb = polyhedral::PosedHull::new(b, pb).expect("box, mesh or cylinder");
+            let b_is_cylinder = matches!(b, S::Cylinder { .. });
+            polyhedral::cylinder_hull((*radius, *half_length, pa), &ha, &hb, b_is_cylinder, margin)
+        }
+        (S::Box { .. } | S::Cylinder { .. } | S::ConvexMesh(_), S::Sphere { .. })
+        | (S::Box { .. } | S::ConvexMesh(_), S::Capsule { .. } | S::Cylinder { .. })
+        | (S::Cylinder { .. }, S::Capsule { .. }) => swapped(collide_shapes(b, pb, a, pa, margin)),
         (S::Box { .. } | S::ConvexMesh(_), S::Box { .. } | S::ConvexMesh(_)) => {
             let ha = polyhedral::PosedHull::new(a, pa).expect("box or mesh");
             let hb = polyhedral::PosedHull::new(b, pb).expect("box or mesh");
             polyhedral::hull_hull(&ha, &hb, margin)
         }
-        _ => return Err(UnsupportedPair { a: kind(a), b: kind(b) }),
-    })
+    }
 }
 
 /// Contacts between shape `a` at pose `pa` and the half-space below the plane through `point` with
@@ -229,20 +201,15 @@ pub fn collide_shape_plane(
 }
 
 /// Contacts between rigid bodies `i` (A) and `j` (B).
-pub fn collide_bodies(
-    bodies: &[RigidBody],
-    i: usize,
-    j: usize,
-    margin: f64,
-) -> Result<Vec<RigidContact>, UnsupportedPair> {
+pub fn collide_bodies(bodies: &[RigidBody], i: usize, j: usize, margin: f64) -> Vec<RigidContact> {
     let (a, b) = (&bodies[i], &bodies[j]);
-    let found = collide_shapes(&a.shape, &a.pose(), &b.shape, &b.pose(), margin)?;
-    Ok(found.iter().map(|g| RigidContact::new(Participant::Body(i), Participant::Body(j), g)).collect())
+    let found = collide_shapes(&a.shape, &a.pose(), &b.shape, &b.pose(), margin);
+    found.iter().map(|g| RigidContact::new(Participant::Body(i), Participant::Body(j), g)).collect()
 }
 
 /// Contacts between rigid body `i` (A) and collider `k` (B) at time `t`. A sphere meets every
-/// collider through the collider's signed distance; other shapes meet the plane, and boxes and
-/// meshes meet the box collider, through the rigid–rigid routines.
+/// collider through the collider's own signed distance; every other shape meets the plane through
+/// [`collide_shape_plane`] and the box, sphere and cylinder colliders through [`collide_shapes`].
 pub fn collide_body_collider(
     bodies: &[RigidBody],
     i: usize,
@@ -250,7 +217,7 @@ pub fn collide_body_collider(
     k: usize,
     t: f64,
     margin: f64,
-) -> Result<Vec<RigidContact>, UnsupportedPair> {
+) -> Vec<RigidContact> {
     let (body, col) = (&bodies[i], &colliders[k]);
     let center = col.position_at(t);
     let rot = nalgebra::Rotation3::from_matrix(&col.rotation);
@@ -266,10 +233,10 @@ pub fn collide_body_collider(
             collide_shape_plane(&body.shape, &body.pose(), &center, &(col.rotation * Vector3::z()), margin)
         }
         (_, Shape::Box { half }) => {
-            collide_shapes(&body.shape, &body.pose(), &RigidShape::Box { half: Vector3::from(*half) }, &pose, margin)?
+            collide_shapes(&body.shape, &body.pose(), &RigidShape::Box { half: Vector3::from(*half) }, &pose, margin)
         }
         (_, Shape::Sphere { radius }) => {
-            collide_shapes(&body.shape, &body.pose(), &RigidShape::Sphere { radius: *radius }, &pose, margin)?
+            collide_shapes(&body.shape, &body.pose(), &RigidShape::Sphere { radius: *radius }, &pose, margin)
         }
         (_, Shape::Cylinder { radius, half_length }) => collide_shapes(
             &body.shape,
@@ -277,7 +244,7 @@ pub fn collide_body_collider(
             &RigidShape::Cylinder { radius: *radius, half_length: *half_length },
             &pose,
             margin,
-        )?,
+        ),
     };
-    Ok(found.iter().map(|g| RigidContact::new(Participant::Body(i), Participant::Collider(k), g)).collect())
+    found.iter().map(|g| RigidContact::new(Participant::Body(i), Participant::Collider(k), g)).collect()
 }

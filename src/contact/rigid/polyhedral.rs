@@ -19,7 +19,18 @@ use std::sync::LazyLock;
 /// extents (a positive axis scaling keeps the face normals of a box).
 static UNIT_CUBE: LazyLock<ConvexMesh> = LazyLock::new(|| ConvexMesh::cuboid(&Vector3::new(1.0, 1.0, 1.0)));
 
-/// A box or convex mesh placed in the world: hull topology plus world vertices.
+/// Sides of the polygonal cylinder used where a cylinder meets a polyhedron, a capsule or another
+/// cylinder: the inscribed 32-gon is within r (1 - cos(π/32)) = 0.0048 r of the circle.
+pub const CYLINDER_SEGMENTS: usize = 32;
+
+/// The unit cylinder's polygonal hull (radius 1, half length 1), scaled by (r, r, h): a scaling
+/// equal in x and y keeps the side normals radial and the cap normals axial.
+static UNIT_CYLINDER: LazyLock<ConvexMesh> = LazyLock::new(|| {
+    let (v, t) = RigidShape::Cylinder { radius: 1.0, half_length: 1.0 }.tessellate(CYLINDER_SEGMENTS);
+    ConvexMesh::new(v, t).expect("the tessellated cylinder is a convex hull")
+});
+
+/// A box, convex mesh or (polygonal) cylinder placed in the world: hull topology plus world vertices.
 pub struct PosedHull<'a> {
     pub(super) hull: &'a ConvexMesh,
     pub(super) pose: Isometry3<f64>,
@@ -32,10 +43,13 @@ pub struct PosedHull<'a> {
 }
 
 impl<'a> PosedHull<'a> {
-    /// `None` for shapes that are not polyhedra.
+    /// `None` for spheres and capsules; a cylinder becomes its inscribed polygonal prism.
     pub fn new(shape: &'a RigidShape, pose: &Isometry3<f64>) -> Option<PosedHull<'a>> {
         let (hull, scale) = match shape {
             RigidShape::Box { half } => (&*UNIT_CUBE, *half),
+            RigidShape::Cylinder { radius, half_length } => {
+                (&*UNIT_CYLINDER, Vector3::new(*radius, *radius, *half_length))
+            }
             RigidShape::ConvexMesh(m) => (m, Vector3::new(1.0, 1.0, 1.0)),
             _ => return None,
         };
@@ -289,4 +303,48 @@ pub fn reduce_manifold(found: Vec<ContactGeometry>) -> Vec<ContactGeometry> {
     keep.sort_unstable();
     keep.dedup();
     keep.into_iter().map(|k| found[k]).collect()
+}
+
+/// Cylinder A (`radius`, `half_length`, pose `pa`) against hull B (a box, mesh or cylinder). The
+/// contact is found on A's polygonal prism; when its face is a flat face of B (a box or mesh face,
+/// a cylinder's cap), the points are recomputed exactly as the round cylinder against that face's
+/// plane, kept inside the face, so a cylinder rolling on a plank or standing on a block is exact.
+/// Otherwise (the cylinder's side against an edge or a curved side) the polygonal result stands,
+/// with gaps overestimated by at most 0.0048 r.
+pub fn cylinder_hull(
+    (radius, half_length, pa): (f64, f64, &Isometry3<f64>),
+    a: &PosedHull,
+    b: &PosedHull,
+    b_is_cylinder: bool,
+    margin: f64,
+) -> Vec<ContactGeometry> {
+    // The prisms lie inside the round cylinders by up to the sag r (1 - cos(π/N)): search with the
+    // margin widened by it (for a cylinder B, with its bounding radius, which bounds its radius), so
+    // a round cylinder within the margin is never missed, and filter the
+    // points by the true margin afterwards.
+    let sag = |r: f64| r * (1.0 - (std::f64::consts::PI / CYLINDER_SEGMENTS as f64).cos());
+    let widened = margin + sag(radius) + if b_is_cylinder { sag(b.radius) } else { 0.0 };
+    let faceted = hull_hull(a, b, widened);
+    let Some(first) = faceted.first() else { return faceted };
+    let n = first.normal;
+    // A flat face of B with exactly this normal (1e-9: rounding of rotated normals).
+    let face = (0..b.normals.len()).find(|&k| {
+        b.normals[k].dot(&n) > 1.0 - 1e-9
+            && (!b_is_cylinder || (b.pose.rotation * Vector3::z()).dot(&n).abs() > 1.0 - 1e-9)
+    });
+    let Some(f) = face else { return faceted.into_iter().filter(|c| c.gap < margin).collect() };
+    let poly = &b.hull.faces[f].polygon;
+    let p0 = b.verts[poly[0]];
+    let tol = 1e-12 * (a.radius + b.radius);
+    let exact: Vec<ContactGeometry> = super::round::cylinder_plane(pa, radius, half_length, &p0, &n, margin)
+        .into_iter()
+        .filter(|c| {
+            let x = c.point_on_b();
+            (0..poly.len()).all(|k| {
+                let (p, q) = (b.verts[poly[k]], b.verts[poly[(k + 1) % poly.len()]]);
+                (q - p).cross(&n).dot(&(x - p)) <= tol
+            })
+        })
+        .collect();
+    if exact.is_empty() { faceted.into_iter().filter(|c| c.gap < margin).collect() } else { exact }
 }
