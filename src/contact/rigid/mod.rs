@@ -153,9 +153,12 @@ pub fn collide_shapes(
             let hb = polyhedral::PosedHull::new(b, pb).expect("box or mesh");
             hull_round::capsule_hull(&center(pa), &axis(pa), *half_length, *radius, &hb, margin)
         }
-        (S::Capsule { radius, half_length }, S::Cylinder { .. }) => {
+        (S::Capsule { radius, half_length }, S::Cylinder { radius: rc, .. }) => {
+            // Against the inscribed prism, with the margin widened by its sag so that no contact
+            // of the round cylinder within the margin is missed (gaps are up to the sag too large).
             let hb = polyhedral::PosedHull::new(b, pb).expect("cylinder");
-            hull_round::capsule_hull(&center(pa), &axis(pa), *half_length, *radius, &hb, margin)
+            let widened = margin + polyhedral::cylinder_sag(*rc);
+            hull_round::capsule_hull(&center(pa), &axis(pa), *half_length, *radius, &hb, widened)
         }
         (S::Cylinder { radius, half_length }, S::Box { .. } | S::ConvexMesh(_) | S::Cylinder { .. }) => {
             let ha = polyhedral::PosedHull::new(a, pa).expect("cylinder");

@@ -23,6 +23,11 @@ static UNIT_CUBE: LazyLock<ConvexMesh> = LazyLock::new(|| ConvexMesh::cuboid(&Ve
 /// cylinder: the inscribed 32-gon is within r (1 - cos(π/32)) = 0.0048 r of the circle.
 pub const CYLINDER_SEGMENTS: usize = 32;
 
+/// Largest distance between a round cylinder of radius `r` and its inscribed prism, r (1 - cos(π/N)).
+pub fn cylinder_sag(r: f64) -> f64 {
+    r * (1.0 - (std::f64::consts::PI / CYLINDER_SEGMENTS as f64).cos())
+}
+
 /// The unit cylinder's polygonal hull (radius 1, half length 1), scaled by (r, r, h): a scaling
 /// equal in x and y keeps the side normals radial and the cap normals axial.
 static UNIT_CYLINDER: LazyLock<ConvexMesh> = LazyLock::new(|| {
@@ -322,8 +327,7 @@ pub fn cylinder_hull(
     // margin widened by it (for a cylinder B, with its bounding radius, which bounds its radius), so
     // a round cylinder within the margin is never missed, and filter the
     // points by the true margin afterwards.
-    let sag = |r: f64| r * (1.0 - (std::f64::consts::PI / CYLINDER_SEGMENTS as f64).cos());
-    let widened = margin + sag(radius) + if b_is_cylinder { sag(b.radius) } else { 0.0 };
+    let widened = margin + cylinder_sag(radius) + if b_is_cylinder { cylinder_sag(b.radius) } else { 0.0 };
     let faceted = hull_hull(a, b, widened);
     let Some(first) = faceted.first() else { return faceted };
     let n = first.normal;
