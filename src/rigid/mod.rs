@@ -3,7 +3,7 @@
 //! A rigid body owns 6 velocity entries of the generalized vector, `(v, ω)` — linear velocity of
 //! the center of mass, then angular velocity, both in the world frame — and a pose (position of
 //! the center of mass, unit quaternion). The body frame's origin is the center of mass: shapes are
-//! described about it (see [`mass::MassProperties::center`] and [`shape::ConvexMesh::recentered`]).
+//! described about it (see [`mass::MassProperties::center`] and [`hull::ConvexMesh::recentered`]).
 
 pub mod body;
 pub mod hull;

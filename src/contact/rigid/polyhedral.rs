@@ -1,5 +1,5 @@
-//! Contacts between convex polyhedra (boxes and convex meshes) by the separating axis test, and of
-//! a polyhedron with a plane.
+//! Contacts between convex polyhedra (boxes, convex meshes, and cylinders as inscribed prisms) by
+//! the separating axis test, and of a polyhedron with a plane.
 //!
 //! Why SAT with clipping rather than GJK/EPA: resting stacks and card houses need a *manifold*
 //! (up to 4 points spanning the contact face) that stays the same from step to step; GJK/EPA gives
