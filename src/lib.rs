@@ -10,5 +10,6 @@ pub mod mesh;
 pub mod model;
 pub mod output;
 pub mod pipeline;
+pub mod rigid;
 pub mod scene;
 pub mod simulation;

@@ -9,4 +9,5 @@ pub mod collider;
 pub mod kernel;
 pub mod penalty;
 pub mod point_triangle;
+pub mod rigid;
 pub mod vec3;

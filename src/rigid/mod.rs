@@ -1,0 +1,16 @@
+//! Rigid bodies: shapes, mass properties from density, and the body state (pose and velocity).
+//!
+//! A rigid body owns 6 velocity entries of the generalized vector, `(v, ω)` — linear velocity of
+//! the center of mass, then angular velocity, both in the world frame — and a pose (position of
+//! the center of mass, unit quaternion). The body frame's origin is the center of mass: shapes are
+//! described about it (see [`mass::MassProperties::center`] and [`hull::ConvexMesh::recentered`]).
+
+pub mod body;
+pub mod hull;
+pub mod mass;
+pub mod shape;
+
+pub use body::{ANGULAR, DOFS, LINEAR, RigidBody};
+pub use hull::ConvexMesh;
+pub use mass::MassProperties;
+pub use shape::RigidShape;
