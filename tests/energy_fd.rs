@@ -3,30 +3,12 @@
 //! projection.
 
 use fricsim::energy::{ElasticModel, Lame, Material, TetElement, project_psd};
-use nalgebra::{Matrix3, Rotation3, SMatrix, SVector, Vector3};
+use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 use num_dual::{Dual2SVec64, hessian};
 
-/// Tiny deterministic generator (SplitMix64): reproducible, no dependency.
-struct Rng(u64);
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [-1, 1).
-    fn sym(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
-    fn vec3(&mut self) -> Vector3<f64> {
-        Vector3::new(self.sym(), self.sym(), self.sym())
-    }
-    fn rotation(&mut self) -> Rotation3<f64> {
-        Rotation3::new(self.vec3() * 3.0)
-    }
-}
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 const SEEDS: [u64; 4] = [1, 42, 2024, 0xDEAD_BEEF];
 const MODELS: [ElasticModel; 2] = [ElasticModel::NeoHookean, ElasticModel::StableNeoHookean];
