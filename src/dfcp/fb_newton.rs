@@ -244,11 +244,8 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
     let mut err = local_error(p, r, &st.u);
     let mut reason = "iteration limit";
     while it < opts.max_iter {
-        if err.rel <= opts.tol {
-            break;
-        }
-        if opts.out_of_time(start) {
-            reason = "time limit";
+        if let Some(why) = opts.stop_reason(err.rel, start) {
+            reason = why;
             break;
         }
         it += 1;

@@ -45,12 +45,8 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
     };
     let mut reason = "iteration limit";
     while it < opts.max_iter {
-        if err.rel <= opts.tol {
-            reason = "tolerance reached";
-            break;
-        }
-        if opts.out_of_time(start) {
-            reason = "time limit";
+        if let Some(why) = opts.stop_reason(err.rel, start) {
+            reason = why;
             break;
         }
         it += 1;

@@ -62,11 +62,8 @@ pub fn solve_with(
     let mut err = local_error(p, r, u);
     let mut reason = "iteration limit";
     while it < opts.max_iter {
-        if err.rel <= opts.tol {
-            break;
-        }
-        if opts.out_of_time(start) {
-            reason = "time limit";
+        if let Some(why) = opts.stop_reason(err.rel, start) {
+            reason = why;
             break;
         }
         it += 1;

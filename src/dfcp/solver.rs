@@ -25,6 +25,18 @@ impl SolverOptions {
     pub(crate) fn out_of_time(&self, start: Instant) -> bool {
         self.max_time.is_some_and(|t| start.elapsed() > t)
     }
+
+    /// Why an iterative solver stops before its next iteration, if it does: the measured relative
+    /// error has reached the tolerance, or the wall-time limit has passed.
+    pub(crate) fn stop_reason(&self, rel_error: f64, start: Instant) -> Option<&'static str> {
+        if rel_error <= self.tol {
+            Some("tolerance reached")
+        } else if self.out_of_time(start) {
+            Some("time limit")
+        } else {
+            None
+        }
+    }
 }
 
 /// Outcome of a solve: honest about convergence, always with the final measured error.
