@@ -16,7 +16,10 @@ use std::process::{Command, Output};
 
 use ply_rs::parser::Parser;
 use ply_rs::ply::{DefaultElement, Property};
-use vtkio::model::{Attribute, CellType, DataSet, ElementType, UnstructuredGridPiece, Vtk};
+#[path = "support/vtu.rs"]
+mod vtu;
+use vtkio::model::CellType;
+use vtu::{array, read_vtu};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fricsim");
 
@@ -107,42 +110,6 @@ fn read_pvd(path: &Path) -> Vec<(f64, String)> {
     }
     assert!(saw_collection, "{path:?} has no <Collection>");
     sets
-}
-
-fn read_vtu(path: &Path) -> UnstructuredGridPiece {
-    let vtk = Vtk::import(path).unwrap_or_else(|e| panic!("vtkio cannot read {path:?}: {e}"));
-    match vtk.data {
-        DataSet::UnstructuredGrid { mut pieces, .. } => {
-            assert_eq!(pieces.len(), 1, "{path:?}: pieces");
-            pieces.remove(0).into_loaded_piece_data(None).expect("inline piece")
-        }
-        other => panic!("{path:?}: expected an unstructured grid, got {other:?}"),
-    }
-}
-
-/// `(components, values)` of the named data array.
-fn array(attrs: &[Attribute], name: &str) -> (u32, Vec<f64>) {
-    for a in attrs {
-        if let Attribute::DataArray(d) = a
-            && d.name == name
-        {
-            let comps = match d.elem {
-                ElementType::Vectors => 3,
-                ElementType::Scalars { num_comp, .. } => num_comp,
-                ElementType::Generic(n) => n,
-                ref other => panic!("unexpected element type {other:?} for {name}"),
-            };
-            return (comps, d.data.clone().cast_into().expect("f64 data"));
-        }
-    }
-    let names: Vec<&str> = attrs
-        .iter()
-        .filter_map(|a| match a {
-            Attribute::DataArray(d) => Some(d.name.as_str()),
-            _ => None,
-        })
-        .collect();
-    panic!("array `{name}` not found; arrays: {names:?}")
 }
 
 /// A VTU read back: points, tets (checked to be VTK_TETRA) and the named arrays.

@@ -1,11 +1,12 @@
 //! `.vtu` round trips through vtkio's reader: every value (bit-exact f64), cell types and
 //! connectivity; and the length checks.
 
-use std::path::Path;
-
 use fricsim::output::OutputError;
 use fricsim::output::vtu::{Cells, UnstructuredSnapshot, VtuCompression, write_vtu, write_vtu_with};
-use vtkio::model::{Attribute, CellType, DataSet, ElementType, UnstructuredGridPiece, Vtk};
+#[path = "support/vtu.rs"]
+mod vtu;
+use vtkio::model::CellType;
+use vtu::{array, read_vtu};
 
 /// Values that a lossy (f32 or short decimal) path would change.
 fn awkward(i: usize) -> f64 {
@@ -16,36 +17,6 @@ fn points(n: usize) -> Vec<[f64; 3]> {
     (0..n).map(|i| [awkward(3 * i), awkward(3 * i + 1), awkward(3 * i + 2)]).collect()
 }
 
-fn read_piece(path: &Path) -> UnstructuredGridPiece {
-    let vtk = Vtk::import(path).unwrap_or_else(|e| panic!("vtkio cannot read {path:?}: {e}"));
-    match vtk.data {
-        DataSet::UnstructuredGrid { mut pieces, .. } => {
-            assert_eq!(pieces.len(), 1);
-            pieces.remove(0).into_loaded_piece_data(None).expect("inline piece")
-        }
-        other => panic!("expected an unstructured grid, got {other:?}"),
-    }
-}
-
-/// Finds an attribute by name and returns (components, values).
-fn array(attrs: &[Attribute], name: &str) -> (u32, Vec<f64>) {
-    for a in attrs {
-        if let Attribute::DataArray(d) = a
-            && d.name == name
-        {
-            let comps = match d.elem {
-                ElementType::Vectors => 3,
-                ElementType::Scalars { num_comp, .. } => num_comp,
-                ElementType::Generic(n) => n,
-                ref other => panic!("unexpected element type {other:?} for {name}"),
-            };
-            let v: Vec<f64> = d.data.cast_into().expect("f64 data");
-            return (comps, v);
-        }
-    }
-    panic!("array {name} not found among {attrs:?}")
-}
-
 fn bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()
 }
@@ -54,7 +25,7 @@ fn check_round_trip(s: &UnstructuredSnapshot, compression: VtuCompression, ty: C
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("body_0000.vtu");
     write_vtu_with(&path, s, compression).expect("write vtu");
-    let piece = read_piece(&path);
+    let piece = read_vtu(&path);
 
     let pts: Vec<f64> = piece.points.cast_into().expect("f64 points");
     assert_eq!(bits(&pts), bits(s.points.as_flattened()), "points");
@@ -144,7 +115,7 @@ fn default_writer_is_lz4_and_readable() {
     let text = std::fs::read_to_string(&path).expect("read");
     assert!(text.contains("UnstructuredGrid"), "{text}");
     assert!(text.contains("compressor=\"vtkLZ4DataCompressor\""), "default is LZ4: {text}");
-    assert_eq!(read_piece(&path).cells.types, vec![CellType::Triangle]);
+    assert_eq!(read_vtu(&path).cells.types, vec![CellType::Triangle]);
 }
 
 fn expect_invalid(s: &UnstructuredSnapshot, needle: &str) {
