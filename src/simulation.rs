@@ -40,15 +40,23 @@ impl Simulation {
 fn settle(model: &Model, state: &mut State) {
     let frozen = model.frozen();
     let v0 = state.v.clone();
+    let rigid_v0: Vec<_> = state.rigid.iter().map(|b| b.velocity()).collect();
+    let zero = |state: &mut State| {
+        state.v.iter_mut().for_each(|v| *v = 0.0);
+        state.rigid.iter_mut().for_each(|b| b.set_velocity(&nalgebra::SVector::zeros()));
+    };
     let mut relax = pipeline::build(&frozen, state);
-    state.v.iter_mut().for_each(|v| *v = 0.0);
+    zero(state);
     for _ in 0..model.settle_steps {
         if relax.step(&frozen, state).is_err() {
             break;
         }
-        state.v.iter_mut().for_each(|v| *v = 0.0);
+        zero(state);
     }
     state.time = 0.0;
     state.step = 0;
     state.v = v0;
+    for (b, v) in state.rigid.iter_mut().zip(&rigid_v0) {
+        b.set_velocity(v);
+    }
 }

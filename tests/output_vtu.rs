@@ -34,6 +34,7 @@ fn check_round_trip(s: &UnstructuredSnapshot, compression: VtuCompression, ty: C
     let (flat, per): (Vec<usize>, u64) = match s.cells {
         Cells::Tetra(c) => (c.as_flattened().to_vec(), 4),
         Cells::Triangle(c) => (c.as_flattened().to_vec(), 3),
+        Cells::Vertex(c) => (c.as_flattened().to_vec(), 1),
         Cells::Line(c) => (c.as_flattened().to_vec(), 2),
     };
     assert_eq!(conn, flat.iter().map(|&i| i as u64).collect::<Vec<_>>(), "connectivity");

@@ -43,7 +43,7 @@ fn err(sets: &[&str]) -> String {
 }
 
 fn solid(l: &LoadedScene, i: usize) -> &fricsim::scene::schema::SolidSpec {
-    let BodySpec::Solid(s) = &l.scene.bodies[i];
+    let BodySpec::Solid(s) = &l.scene.bodies[i] else { panic!("a solid") };
     s
 }
 
@@ -88,7 +88,7 @@ fn enum_variants_are_transparent() {
     ]);
     assert!(matches!(solid(&l, 0).mesh, MeshSpec::Box { size: [0.2, 0.2, 0.2], .. }));
     assert!(matches!(solid(&l, 1).mesh, MeshSpec::Ball { radius: 0.1, resolution: 4 }));
-    let PipelineSpec::Penalty(p) = &l.scene.pipeline;
+    let PipelineSpec::Penalty(p) = &l.scene.pipeline else { panic!("penalty") };
     assert_eq!(p.newton.max_iterations, 7);
     assert_eq!(p.contact.delta, 2e-3);
     let l = ok(&["bodies[0].kinematic[0].motion[2]=-0.5", "bodies[0].kinematic[0].region.max=(2.0, 2.0, 2.0)"]);
@@ -106,7 +106,7 @@ fn enum_variants_are_transparent() {
 fn option_fields_take_plain_or_some_values() {
     let l = ok(&["friction.pairs[0].mu_s=0.3", "pipeline.contact.kappa=Some(1e4)"]);
     assert_eq!(l.scene.friction.pairs[0].mu_s, Some(0.3));
-    let PipelineSpec::Penalty(p) = &l.scene.pipeline;
+    let PipelineSpec::Penalty(p) = &l.scene.pipeline else { panic!("penalty") };
     assert_eq!(p.contact.kappa, Some(1e4));
     let l = ok(&["duration=None", "frames=10"]);
     assert_eq!((l.scene.duration, l.scene.frames), (None, Some(10)));
@@ -125,7 +125,7 @@ fn missing_paths_name_the_missing_segment() {
     let m = err(&["friction.pairs[0].muu=0.2"]);
     assert_eq!(
         m,
-        "--set friction.pairs[0].muu=0.2: no field `muu` in `friction.pairs[0]` (did you mean `mu`?); fields: between, mu, mu_s, mu_v, v_s"
+        "--set friction.pairs[0].muu=0.2: no field `muu` in `friction.pairs[0]` (did you mean `mu`?); fields: between, mu, mu_b, mu_s, mu_t, mu_v, v_s"
     );
     let m = err(&["bodies[1].mesh.size=(1.0, 1.0, 1.0)"]);
     assert!(m.contains("no field `size` in `bodies[1].mesh` (a `Ball`); fields: radius, resolution"), "{m}");

@@ -21,12 +21,23 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             return ExitCode::from(super::exit::BAD_INPUT);
         }
     };
-    print!("{}", summary(&model, state.kappa));
+    print!("{}", summary(&model, state.kappa, &state.rigid));
     ExitCode::SUCCESS
 }
 
 /// Human-readable summary of a model (also printed at the start of a run).
-pub fn summary(model: &Model, kappa: f64) -> String {
+fn shape_name(s: &crate::rigid::RigidShape) -> String {
+    use crate::rigid::RigidShape as S;
+    match s {
+        S::Box { half } => format!("box {:?} m", (2.0 * half).as_slice()),
+        S::Sphere { radius } => format!("sphere r {radius} m"),
+        S::Cylinder { radius, half_length } => format!("cylinder r {radius} m, length {} m", 2.0 * half_length),
+        S::Capsule { radius, half_length } => format!("capsule r {radius} m, length {} m", 2.0 * half_length),
+        S::ConvexMesh(m) => format!("convex mesh ({} vertices, {} faces)", m.vertices.len(), m.faces.len()),
+    }
+}
+
+pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let _ = writeln!(s, "scene '{}'", model.name);
@@ -60,12 +71,37 @@ pub fn summary(model: &Model, kappa: f64) -> String {
         let _ =
             writeln!(s, "  collider '{}': {:?}, material '{}'", c.name, c.shape, model.friction.materials[c.material]);
     }
-    let crate::scene::schema::PipelineSpec::Penalty(p) = &model.pipeline;
-    let _ = writeln!(
-        s,
-        "  pipeline: Penalty, backward Euler, {:?} friction, delta {} m, initial kappa {:.4e} N/m",
-        p.friction, p.contact.delta, kappa
-    );
+    for (r, b) in model.rigids.iter().zip(rigid) {
+        let kind = if r.is_dynamic() { "dynamic" } else { "kinematic" };
+        let _ = writeln!(
+            s,
+            "  rigid '{}': {}, {kind}, mass {:.6} kg, inertia diag ({:.4e}, {:.4e}, {:.4e}) kg m^2, material '{}'{}",
+            r.name,
+            shape_name(&b.shape),
+            b.mass,
+            b.inertia_body[(0, 0)],
+            b.inertia_body[(1, 1)],
+            b.inertia_body[(2, 2)],
+            model.friction.materials[r.material],
+            if r.structure.is_some() { ", with structure direction" } else { "" }
+        );
+    }
+    match &model.pipeline {
+        crate::scene::schema::PipelineSpec::Penalty(p) => {
+            let _ = writeln!(
+                s,
+                "  pipeline: Penalty, backward Euler, {:?} friction, delta {} m, initial kappa {:.4e} N/m",
+                p.friction, p.contact.delta, kappa
+            );
+        }
+        crate::scene::schema::PipelineSpec::Nonsmooth(p) => {
+            let _ = writeln!(
+                s,
+                "  pipeline: Nonsmooth, solver {:?}, tolerance {:e}, max {} iterations, warm start {}, restitution {}",
+                p.solver, p.tolerance, p.max_iterations, p.warm_start, p.restitution
+            );
+        }
+    }
     let _ = writeln!(
         s,
         "  totals: {} nodes, {} DOFs, {} tets, mass {:.6} kg",

@@ -6,7 +6,8 @@ use crate::output::frames::FrameWriter;
 use crate::output::stats::{StatValue, StatsWriter};
 use crate::output::summary::{RunStatus, RunSummary};
 use crate::pipeline::StepStats;
-use crate::scene::{self, schema::BodySpec, schema::MeshSpec, schema::OnFailure, schema::PipelineSpec};
+use crate::scene::schema::{BodySpec, MeshSpec, OnFailure, RigidShapeSpec, StructureSpec};
+use crate::scene::{self};
 use crate::simulation::Simulation;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -71,6 +72,9 @@ pub fn stats_columns(model: &Model) -> Vec<String> {
         "factorizations",
         "assembly_s",
         "linear_solve_s",
+        "detection_s",
+        "solver_iterations",
+        "warm_started",
     ]
     .map(String::from)
     .to_vec();
@@ -79,8 +83,17 @@ pub fn stats_columns(model: &Model) -> Vec<String> {
             cols.push(format!("{}.{c}", b.name));
         }
     }
+    for b in &model.rigids {
+        for c in RIGID_COLUMNS {
+            cols.push(format!("{}.{c}", b.name));
+        }
+    }
     cols
 }
+
+/// Per rigid body: center of mass, orientation quaternion (w, x, y, z), velocity, angular
+/// velocity (rad/s).
+const RIGID_COLUMNS: [&str; 13] = ["x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"];
 
 fn stats_row(model: &Model, state: &State, s: &StepStats, wall: f64) -> Vec<StatValue> {
     let mut row = vec![
@@ -102,10 +115,17 @@ fn stats_row(model: &Model, state: &State, s: &StepStats, wall: f64) -> Vec<Stat
         StatValue::Int(s.factorizations as i64),
         StatValue::Float(s.assembly_s),
         StatValue::Float(s.linear_solve_s),
+        StatValue::Float(s.detection_s),
+        StatValue::Int(s.solver_iterations as i64),
+        StatValue::Int(s.warm_started as i64),
     ];
     for b in &model.solids {
         let (x, v) = state.centroid(model, b);
         row.extend([x.x, x.y, x.z, v.x, v.y, v.z].map(StatValue::Float));
+    }
+    for b in &state.rigid {
+        let (x, q, v, w) = (b.position, b.orientation.quaternion(), b.linear_velocity, b.angular_velocity);
+        row.extend([x.x, x.y, x.z, q.w, q.i, q.j, q.k, v.x, v.y, v.z, w.x, w.y, w.z].map(StatValue::Float));
     }
     row
 }
@@ -125,7 +145,7 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
     crate::output::atomic::write_bytes_atomically(&out_dir.join("scene.effective.ron"), effective.as_bytes())
         .map_err(failed)?;
     if !args.quiet {
-        eprint!("{}", super::check::summary(&model, state.kappa));
+        eprint!("{}", super::check::summary(&model, state.kappa, &state.rigid));
         eprintln!("  output: {}", out_dir.display());
     }
     let mut summary = RunSummary::start(&model.name, &args.scene, &out_dir);
@@ -178,10 +198,22 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
 /// that the file re-runs from there.
 fn effective_ron_for(loaded: &scene::LoadedScene) -> Result<String, ron::Error> {
     let mut s = loaded.scene.clone();
+    let absolute = |path: &mut String| *path = scene::resolve_path(&loaded.base_dir, path).display().to_string();
     for body in &mut s.bodies {
-        let BodySpec::Solid(b) = body;
-        if let MeshSpec::File { path, .. } = &mut b.mesh {
-            *path = scene::resolve_path(&loaded.base_dir, path).display().to_string();
+        match body {
+            BodySpec::Solid(b) => {
+                if let MeshSpec::File { path, .. } = &mut b.mesh {
+                    absolute(path);
+                }
+            }
+            BodySpec::Rigid(b) => {
+                if let RigidShapeSpec::Mesh { path, .. } = &mut b.shape {
+                    absolute(path);
+                }
+                if let Some(StructureSpec::Texture { path }) = &mut b.structure {
+                    absolute(path);
+                }
+            }
         }
     }
     scene::load::to_ron(&s)
@@ -196,6 +228,7 @@ struct Totals {
     failed_steps: u64,
     linear_iterations: u64,
     factorizations: u64,
+    solver_iterations: u64,
     max_kappa: f64,
     max_active_contacts: u64,
     assembly_s: f64,
@@ -211,6 +244,7 @@ impl Totals {
         self.failed_steps += u64::from(!s.converged);
         self.linear_iterations += s.linear_iterations as u64;
         self.factorizations += s.factorizations as u64;
+        self.solver_iterations += s.solver_iterations as u64;
         self.max_kappa = self.max_kappa.max(s.kappa);
         self.max_active_contacts = self.max_active_contacts.max(s.active_contacts as u64);
         self.assembly_s += s.assembly_s;
@@ -226,6 +260,7 @@ impl Totals {
             ("failed_steps", json!(self.failed_steps)),
             ("linear_iterations", json!(self.linear_iterations)),
             ("factorizations", json!(self.factorizations)),
+            ("solver_iterations", json!(self.solver_iterations)),
             ("max_kappa", json!(self.max_kappa)),
             ("max_active_contacts", json!(self.max_active_contacts)),
             ("assembly_s", json!(self.assembly_s)),
@@ -241,9 +276,7 @@ fn simulate(sim: &mut Simulation, out_dir: &Path, quiet: bool, totals: &mut Tota
     let failed = |e: &dyn std::fmt::Display| Stop::Failed(e.to_string());
     let Simulation { model, state, pipeline } = sim;
     let model = &*model;
-    let on_failure = match &model.pipeline {
-        PipelineSpec::Penalty(p) => p.on_failure,
-    };
+    let on_failure = model.pipeline.on_failure();
     let mut frames = FrameWriter::new(model, out_dir).map_err(|e| failed(&e))?;
     let mut stats = if model.output.stats {
         Some(StatsWriter::create(out_dir.join("stats.csv"), stats_columns(model)).map_err(|e| failed(&e))?)
@@ -251,7 +284,7 @@ fn simulate(sim: &mut Simulation, out_dir: &Path, quiet: bool, totals: &mut Tota
         None
     };
     let (fn0, ff0) = pipeline.contact_forces(model, state);
-    frames.write_frame(model, state, 0, &fn0, &ff0).map_err(|e| failed(&e))?;
+    frames.write_frame(model, state, 0, &fn0, &ff0, pipeline.contact_points()).map_err(|e| failed(&e))?;
     totals.frames_written = 1;
 
     let total_steps = model.step_count() as u64;
@@ -292,7 +325,7 @@ fn simulate(sim: &mut Simulation, out_dir: &Path, quiet: bool, totals: &mut Tota
             }
         }
         let (fnorm, ffric) = pipeline.contact_forces(model, state);
-        frames.write_frame(model, state, frame, &fnorm, &ffric).map_err(|e| failed(&e))?;
+        frames.write_frame(model, state, frame, &fnorm, &ffric, pipeline.contact_points()).map_err(|e| failed(&e))?;
         totals.frames_written += 1;
         bar.set_message(format!("{frame}/{} t={:.4} s", model.frames, state.time));
         if !quiet && !tty {

@@ -10,6 +10,7 @@ pub mod motion;
 use crate::contact::collider::Collider;
 use crate::energy::{Material, TetElement};
 use crate::friction::smooth::SmoothFriction;
+use crate::rigid::RigidBody;
 use crate::scene::schema::{OutputSpec, PipelineSpec};
 use motion::Motion;
 use nalgebra::Vector3;
@@ -40,6 +41,32 @@ impl Solid {
     }
 }
 
+/// The scene data of a rigid body that stepping never changes. Its shape, mass and inertia live
+/// in the [`RigidBody`] of the state (with its pose and velocity) because every contact query
+/// needs them together; they are set at build time and never modified.
+#[derive(Debug, Clone)]
+pub struct Rigid {
+    pub name: String,
+    pub material: usize,
+    /// Scripted translation of a kinematic body (`None`: dynamic). A kinematic body spins at its
+    /// initial angular velocity.
+    pub motion: Option<Motion>,
+    /// Center of mass at t = 0 (the origin of the scripted translation).
+    pub rest_position: Vector3<f64>,
+    /// Angular velocity (rad/s, world) of a kinematic body.
+    pub spin: Vector3<f64>,
+    /// Matchstick structure direction in the body frame.
+    pub structure: Option<Vector3<f64>>,
+    /// Surface triangles in the body frame (for output).
+    pub surface: (Vec<Vector3<f64>>, Vec<[usize; 3]>),
+}
+
+impl Rigid {
+    pub fn is_dynamic(&self) -> bool {
+        self.motion.is_none()
+    }
+}
+
 /// Nodes moved by a script instead of dynamics.
 #[derive(Debug, Clone)]
 pub struct KinematicSet {
@@ -54,20 +81,28 @@ pub struct KinematicSet {
 pub struct FrictionTable {
     pub materials: Vec<String>,
     laws: Vec<SmoothFriction>,
+    /// Matchstick `(mu_t, mu_b)` of the pair, where given.
+    anisotropy: Vec<Option<[f64; 2]>>,
 }
 
 impl FrictionTable {
-    pub fn new(materials: Vec<String>, default: SmoothFriction) -> Self {
+    pub fn new(materials: Vec<String>, default: SmoothFriction, anisotropy: Option<[f64; 2]>) -> Self {
         let n = materials.len();
-        FrictionTable { materials, laws: vec![default; n * n] }
+        FrictionTable { materials, laws: vec![default; n * n], anisotropy: vec![anisotropy; n * n] }
     }
-    pub fn set(&mut self, a: usize, b: usize, law: SmoothFriction) {
+    pub fn set(&mut self, a: usize, b: usize, law: SmoothFriction, anisotropy: Option<[f64; 2]>) {
         let n = self.materials.len();
-        self.laws[a * n + b] = law;
-        self.laws[b * n + a] = law;
+        for k in [a * n + b, b * n + a] {
+            self.laws[k] = law;
+            self.anisotropy[k] = anisotropy;
+        }
     }
     pub fn get(&self, a: usize, b: usize) -> SmoothFriction {
         self.laws[a * self.materials.len() + b]
+    }
+    /// The matchstick `(mu_t, mu_b)` of a pair, `None` for an isotropic pair.
+    pub fn anisotropy(&self, a: usize, b: usize) -> Option<[f64; 2]> {
+        self.anisotropy[a * self.materials.len() + b]
     }
 }
 
@@ -84,6 +119,9 @@ pub struct Model {
     pub gravity: Vector3<f64>,
     pub solids: Vec<Solid>,
     pub colliders: Vec<Collider>,
+    /// Per collider: matchstick structure direction in world axes.
+    pub collider_structure: Vec<Option<Vector3<f64>>>,
+    pub rigids: Vec<Rigid>,
     pub friction: FrictionTable,
     /// Lumped mass per node.
     pub node_mass: Vec<f64>,
@@ -102,6 +140,10 @@ impl Model {
         let mut m = self.clone();
         m.kinematic.iter_mut().for_each(|k| k.motion = motion::Motion::Fixed);
         m.colliders.iter_mut().for_each(|c| c.motion = motion::Motion::Fixed);
+        for r in m.rigids.iter_mut().filter(|r| r.motion.is_some()) {
+            r.motion = Some(motion::Motion::Fixed);
+            r.spin = Vector3::zeros();
+        }
         m
     }
 
@@ -147,6 +189,8 @@ pub struct State {
     pub v: Vec<f64>,
     /// Current penalty stiffness (adapted, never lowered while contacts are active).
     pub kappa: f64,
+    /// Rigid bodies (pose and velocity; shape and inertia fixed), one per `Model::rigids`.
+    pub rigid: Vec<RigidBody>,
 }
 
 /// Node `i` of a generalized vector.
@@ -165,7 +209,9 @@ pub fn set_node(x: &mut [f64], i: usize, v: &Vector3<f64>) {
 
 impl State {
     pub fn kinetic_energy(&self, model: &Model) -> f64 {
-        (0..model.node_count()).map(|i| 0.5 * model.node_mass[i] * node(&self.v, i).norm_squared()).sum()
+        let nodal: f64 =
+            (0..model.node_count()).map(|i| 0.5 * model.node_mass[i] * node(&self.v, i).norm_squared()).sum();
+        nodal + self.rigid.iter().map(RigidBody::kinetic_energy).sum::<f64>()
     }
 
     /// Mass-weighted centroid position and velocity of a solid.

@@ -5,6 +5,8 @@ use super::ply::write_ply;
 use super::pvd::PvdCollection;
 use super::vtu::{Cells, UnstructuredSnapshot, write_vtu};
 use crate::model::{Model, State, node};
+use crate::pipeline::ContactPoint;
+use nalgebra::Vector3;
 use std::path::{Path, PathBuf};
 
 /// Tetrahedra and surface triangles of one solid, in its own node numbering.
@@ -28,7 +30,7 @@ impl FrameWriter {
             let entries = std::fs::read_dir(&dir).map_err(|e| OutputError::io(&dir, "listing the folder", e))?;
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                let stale = name.to_str().is_some_and(|n| model.solids.iter().any(|s| is_frame_file(n, &s.name, ext)));
+                let stale = name.to_str().is_some_and(|n| body_names(model).any(|b| is_frame_file(n, b, ext)));
                 if stale {
                     std::fs::remove_file(entry.path())
                         .map_err(|e| OutputError::io(&entry.path(), "removing a stale frame", e))?;
@@ -50,7 +52,8 @@ impl FrameWriter {
         Ok(FrameWriter { out_dir: out_dir.to_path_buf(), pvd, local })
     }
 
-    /// Write frame `frame` of every body and add it to the collection.
+    /// Write frame `frame` of every body (and the contact points, if any) and add it to the
+    /// collection.
     pub fn write_frame(
         &mut self,
         model: &Model,
@@ -58,8 +61,57 @@ impl FrameWriter {
         frame: usize,
         normal_force: &[f64],
         friction_force: &[f64],
+        contacts: &[ContactPoint],
     ) -> Result<(), OutputError> {
         let mut files = Vec::new();
+        for (r, body) in model.rigids.iter().zip(&state.rigid) {
+            let (local, tris) = &r.surface;
+            let pts: Vec<[f64; 3]> = local.iter().map(|x| body.world_point(x).into()).collect();
+            if model.output.vtk {
+                let vel: Vec<[f64; 3]> = pts.iter().map(|p| body.point_velocity(&Vector3::from(*p)).into()).collect();
+                let structure = r.structure.map(|s| body.orientation * s).unwrap_or_else(Vector3::zeros);
+                let sdir: Vec<[f64; 3]> = vec![structure.into(); pts.len()];
+                let snap = UnstructuredSnapshot {
+                    points: &pts,
+                    cells: Cells::Triangle(tris),
+                    point_vectors: vec![("velocity", &vel), ("structure_direction", &sdir)],
+                    point_scalars: vec![],
+                    cell_scalars: vec![],
+                    cell_vectors: vec![],
+                };
+                let rel = format!("vtk/{}_{frame:05}.vtu", r.name);
+                write_vtu(&self.out_dir.join(&rel), &snap)?;
+                files.push(rel);
+            }
+            if model.output.ply {
+                let rel = format!("ply/{}_{frame:05}.ply", r.name);
+                write_ply(&self.out_dir.join(&rel), &pts, tris, &[])?;
+            }
+        }
+        if model.output.vtk && !model.rigids.is_empty() {
+            // Contact points as vertex cells: normal and friction force on the first body, the
+            // frame's first tangent (the structure axis of a matchstick contact) and the two
+            // friction coefficients along it and across it.
+            let pts: Vec<[f64; 3]> = contacts.iter().map(|c| c.point.into()).collect();
+            let fnorm: Vec<[f64; 3]> = contacts.iter().map(|c| c.normal_force.into()).collect();
+            let ffric: Vec<[f64; 3]> = contacts.iter().map(|c| c.friction_force.into()).collect();
+            let tangent: Vec<[f64; 3]> = contacts.iter().map(|c| c.tangent.into()).collect();
+            let mu_t: Vec<f64> = contacts.iter().map(|c| c.mu[0]).collect();
+            let mu_b: Vec<f64> = contacts.iter().map(|c| c.mu[1]).collect();
+            let gap: Vec<f64> = contacts.iter().map(|c| c.gap).collect();
+            let cells: Vec<[usize; 1]> = (0..pts.len()).map(|i| [i]).collect();
+            let snap = UnstructuredSnapshot {
+                points: &pts,
+                cells: Cells::Vertex(&cells),
+                point_vectors: vec![("contact_force", &fnorm), ("friction_force", &ffric), ("tangent", &tangent)],
+                point_scalars: vec![("mu_t", &mu_t), ("mu_b", &mu_b), ("gap", &gap)],
+                cell_scalars: vec![],
+                cell_vectors: vec![],
+            };
+            let rel = format!("vtk/{CONTACTS}_{frame:05}.vtu");
+            write_vtu(&self.out_dir.join(&rel), &snap)?;
+            files.push(rel);
+        }
         for (b, solid) in model.solids.iter().enumerate() {
             let range = solid.nodes.clone();
             let pts: Vec<[f64; 3]> = range.clone().map(|i| node(&state.q, i).into()).collect();
@@ -97,6 +149,15 @@ impl FrameWriter {
         }
         Ok(())
     }
+}
+
+/// File-name stem of the contact points' series.
+pub const CONTACTS: &str = "contacts";
+
+/// Names of every series this model writes.
+fn body_names(model: &Model) -> impl Iterator<Item = &str> {
+    let contacts = (!model.rigids.is_empty()).then_some(CONTACTS);
+    model.solids.iter().map(|s| s.name.as_str()).chain(model.rigids.iter().map(|r| r.name.as_str())).chain(contacts)
 }
 
 /// Whether `name` is `<body>_<frame digits><ext>`, a frame file this writer names.

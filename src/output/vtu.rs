@@ -25,6 +25,8 @@ pub enum Cells<'a> {
     Triangle(&'a [[usize; 3]]),
     /// Two-node segments (rods).
     Line(&'a [[usize; 2]]),
+    /// Single points (contact points).
+    Vertex(&'a [[usize; 1]]),
 }
 
 impl Cells<'_> {
@@ -34,6 +36,7 @@ impl Cells<'_> {
             Cells::Tetra(c) => c.len(),
             Cells::Triangle(c) => c.len(),
             Cells::Line(c) => c.len(),
+            Cells::Vertex(c) => c.len(),
         }
     }
 
@@ -47,6 +50,7 @@ impl Cells<'_> {
             Cells::Tetra(_) => CellType::Tetra,
             Cells::Triangle(_) => CellType::Triangle,
             Cells::Line(_) => CellType::Line,
+            Cells::Vertex(_) => CellType::Vertex,
         }
     }
 
@@ -56,6 +60,7 @@ impl Cells<'_> {
             Cells::Tetra(c) => c.as_flattened(),
             Cells::Triangle(c) => c.as_flattened(),
             Cells::Line(c) => c.as_flattened(),
+            Cells::Vertex(c) => c.as_flattened(),
         }
     }
 
@@ -64,6 +69,7 @@ impl Cells<'_> {
             Cells::Tetra(_) => 4,
             Cells::Triangle(_) => 3,
             Cells::Line(_) => 2,
+            Cells::Vertex(_) => 1,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Pipelines: a pipeline advances the `State` by one time step.
 
+pub mod nonsmooth;
 pub mod penalty;
 
 use crate::model::{Model, State};
@@ -26,9 +27,16 @@ pub struct StepStats {
     /// GMRES iterations and sparse factorizations of the Newton linear solves.
     pub linear_iterations: usize,
     pub factorizations: usize,
-    /// Wall time spent assembling (s) and in the linear solves (s).
+    /// Wall time spent assembling (s) and in the linear solves (s); for the nonsmooth pipeline
+    /// the contact problem's assembly and its solver.
     pub assembly_s: f64,
     pub linear_solve_s: f64,
+    /// Wall time of contact detection (s).
+    pub detection_s: f64,
+    /// Iterations of the contact solver (nonsmooth pipeline).
+    pub solver_iterations: usize,
+    /// Contacts whose solve started from the previous step's force.
+    pub warm_started: usize,
 }
 
 impl StepStats {
@@ -41,6 +49,8 @@ impl StepStats {
         self.factorizations += s.factorizations;
         self.assembly_s += s.assembly_s;
         self.linear_solve_s += s.linear_solve_s;
+        self.detection_s += s.detection_s;
+        self.solver_iterations += s.solver_iterations;
     }
 
     /// Add a sub-step: work and sub-step counts summed, state-like fields taken from it.
@@ -66,11 +76,28 @@ pub enum StepError {
     NonFinite { time: f64 },
 }
 
+/// A contact point of the last step with its force on the first participant (N).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactPoint {
+    pub point: nalgebra::Vector3<f64>,
+    pub normal_force: nalgebra::Vector3<f64>,
+    pub friction_force: nalgebra::Vector3<f64>,
+    /// First tangent of the contact frame: the structure axis of a matchstick contact.
+    pub tangent: nalgebra::Vector3<f64>,
+    /// Friction coefficients along the tangent and the binormal.
+    pub mu: [f64; 2],
+    pub gap: f64,
+}
+
 pub trait Pipeline {
     /// Advance `state` by `model.dt`.
     fn step(&mut self, model: &Model, state: &mut State) -> Result<StepStats, StepError>;
     /// Per-node contact (normal) and friction forces (N) of the last step, 3 entries per node.
     fn contact_forces(&mut self, model: &Model, state: &State) -> (Vec<f64>, Vec<f64>);
+    /// Contact points of the last step (pipelines with discrete contact forces).
+    fn contact_points(&self) -> &[ContactPoint] {
+        &[]
+    }
     /// Human-readable name for summaries.
     fn describe(&self) -> String;
 }
@@ -80,6 +107,9 @@ pub fn build(model: &Model, state: &State) -> Box<dyn Pipeline> {
     match &model.pipeline {
         crate::scene::schema::PipelineSpec::Penalty(spec) => {
             Box::new(penalty::PenaltyPipeline::new(model, state, spec.clone()))
+        }
+        crate::scene::schema::PipelineSpec::Nonsmooth(spec) => {
+            Box::new(nonsmooth::NonsmoothPipeline::new(spec.clone()))
         }
     }
 }

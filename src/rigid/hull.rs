@@ -140,6 +140,29 @@ impl ConvexMesh {
         ConvexMesh::new(vertices, triangles).expect("a box with positive half extents is a convex hull")
     }
 
+    /// A right prism: the convex polygon `profile` (xy plane, either orientation) extruded from
+    /// `z = -half_length` to `z = +half_length`. Errors if the profile is not a convex polygon.
+    pub fn prism(profile: &[[f64; 2]], half_length: f64) -> Result<ConvexMesh, HullError> {
+        let n = profile.len();
+        let vertices: Vec<Vector3<f64>> = [-half_length, half_length]
+            .iter()
+            .flat_map(|&z| profile.iter().map(move |p| Vector3::new(p[0], p[1], z)))
+            .collect();
+        // Caps as fans, sides as quads; `new` flips the whole mesh if the profile is clockwise,
+        // and rejects non-convex or degenerate profiles.
+        let mut triangles = Vec::with_capacity(4 * n);
+        for k in 1..n.saturating_sub(1) {
+            triangles.push([0, k + 1, k]);
+            triangles.push([n, n + k, n + k + 1]);
+        }
+        for k in 0..n {
+            let k1 = (k + 1) % n;
+            triangles.push([k, k1, n + k1]);
+            triangles.push([k, n + k1, n + k]);
+        }
+        ConvexMesh::new(vertices, triangles)
+    }
+
     /// Largest distance of a vertex from the body origin.
     pub fn bounding_radius(&self) -> f64 {
         self.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max)

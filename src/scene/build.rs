@@ -1,7 +1,9 @@
 //! Build the `Model` and initial `State` from a loaded, validated scene.
 
-use super::schema::{BodySpec, ColliderSpec, FrictionLawSpec, MeshSpec, MotionSpec, RegionSpec, Scene, Vec3};
-use super::{LoadedScene, SceneError, error_at, resolve_path};
+use super::schema::{
+    BodySpec, ColliderSpec, FrictionLawSpec, MeshSpec, MotionSpec, PipelineSpec, RegionSpec, Scene, Vec3,
+};
+use super::{LoadedScene, SceneError, error_at, resolve_path, rigid};
 use crate::contact::collider::{Collider, Shape};
 use crate::energy::{Lame, Material, TetElement};
 use crate::friction::smooth::SmoothFriction;
@@ -19,7 +21,7 @@ pub fn rotation_from_degrees(r: Vec3) -> Matrix3<f64> {
     .into_inner()
 }
 
-fn motion(m: &MotionSpec) -> Motion {
+pub(super) fn motion(m: &MotionSpec) -> Motion {
     match m {
         MotionSpec::Fixed => Motion::Fixed,
         MotionSpec::Velocity(v) => Motion::Velocity(Vector3::from(*v)),
@@ -49,19 +51,31 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     let mat_names: Vec<String> = scene.materials.keys().cloned().collect();
     let mat_index = |name: &str| mat_names.iter().position(|m| m == name);
     let eps = scene.friction.epsilon;
-    let mut friction = FrictionTable::new(mat_names.clone(), law(&scene.friction.default, eps));
+    let anisotropy = |l: &FrictionLawSpec| l.mu_t.zip(l.mu_b).map(|(t, b)| [t, b]);
+    let default = &scene.friction.default;
+    let mut friction = FrictionTable::new(mat_names.clone(), law(default, eps), anisotropy(default));
     for p in &scene.friction.pairs {
         if let (Some(a), Some(b)) = (mat_index(&p.between.0), mat_index(&p.between.1)) {
-            friction.set(a, b, law(&p.law(), eps));
+            friction.set(a, b, law(&p.law(), eps), anisotropy(&p.law()));
         }
     }
 
     let (mut q, mut v, mut node_mass, mut node_body) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut solids = Vec::new();
     let mut kinematic = Vec::new();
+    let mut rigids = Vec::new();
+    let mut rigid_state = Vec::new();
     for (b, body) in scene.bodies.iter().enumerate() {
-        let BodySpec::Solid(spec) = body;
         let field = format!("bodies[{b}]");
+        let spec = match body {
+            BodySpec::Solid(spec) => spec,
+            BodySpec::Rigid(spec) => {
+                let (model, state) = rigid::build(loaded, &field, spec, mat_index(&spec.material))?;
+                rigids.push(model);
+                rigid_state.push(state);
+                continue;
+            }
+        };
         let mat_id = mat_index(&spec.material)
             .ok_or_else(|| error_at(&file, &format!("{field}.material"), "unknown material"))?;
         let m = &scene.materials[&spec.material];
@@ -144,15 +158,26 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         }
     }
 
+    let collider_structure = scene
+        .colliders
+        .iter()
+        .map(|c| match c {
+            ColliderSpec::Plane { structure: Some(s), rotation, .. }
+            | ColliderSpec::Box { structure: Some(s), rotation, .. } => {
+                Some(rotation_from_degrees(*rotation) * Vector3::from(*s))
+            }
+            _ => None,
+        })
+        .collect();
     let colliders = scene
         .colliders
         .iter()
         .map(|c| {
             let (name, material, shape, position, rotation, mo) = match c {
-                ColliderSpec::Plane { name, material, position, rotation, motion } => {
+                ColliderSpec::Plane { name, material, position, rotation, motion, .. } => {
                     (name, material, Shape::Plane, position, *rotation, motion)
                 }
-                ColliderSpec::Box { name, material, size, position, rotation, motion } => {
+                ColliderSpec::Box { name, material, size, position, rotation, motion, .. } => {
                     (name, material, Shape::Box { half: size.map(|s| 0.5 * s) }, position, *rotation, motion)
                 }
                 ColliderSpec::Sphere { name, material, radius, position, motion } => {
@@ -179,12 +204,16 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         .collect();
 
     let (steps_per_frame, frames) = frame_layout(scene);
-    let crate::scene::schema::PipelineSpec::Penalty(pen) = &scene.pipeline;
     let gravity = Vector3::from(scene.gravity);
-    let heaviest = solids.iter().map(|s| s.mass).fold(0.0, f64::max);
-    // Default stiffness: one contact point at zero gap (force 3 kappa delta) carries the weight of
-    // the heaviest body; adaptive stiffening raises it where that is not enough.
-    let kappa = pen.contact.kappa.unwrap_or(heaviest * gravity.norm().max(1.0) / (3.0 * pen.contact.delta));
+    let kappa = match &scene.pipeline {
+        PipelineSpec::Penalty(pen) => {
+            let heaviest = solids.iter().map(|s| s.mass).fold(0.0, f64::max);
+            // Default stiffness: one contact point at zero gap (force 3 kappa delta) carries the
+            // weight of the heaviest body; adaptive stiffening raises it where that is not enough.
+            pen.contact.kappa.unwrap_or(heaviest * gravity.norm().max(1.0) / (3.0 * pen.contact.delta))
+        }
+        PipelineSpec::Nonsmooth(_) => 0.0,
+    };
     let model = Model {
         name: scene.name.clone(),
         dt: scene.dt,
@@ -195,6 +224,8 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         gravity,
         solids,
         colliders,
+        collider_structure,
+        rigids,
         friction,
         node_mass,
         kinematic,
@@ -203,7 +234,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         pipeline: scene.pipeline.clone(),
         output: scene.output,
     };
-    let state = State { time: 0.0, step: 0, q, v, kappa };
+    let state = State { time: 0.0, step: 0, q, v, kappa, rigid: rigid_state };
     Ok((model, state))
 }
 

@@ -9,6 +9,7 @@ pub mod error;
 pub mod load;
 mod locate;
 pub mod overrides;
+mod rigid;
 pub mod schema;
 pub mod validate;
 

@@ -134,11 +134,19 @@ pub struct FrictionLawSpec {
     /// Viscous coefficient in N s/m per contact point, >= 0.
     #[serde(default)]
     pub mu_v: f64,
+    /// Matchstick anisotropy (003): friction along (`mu_t`) and across (`mu_b`) the structure
+    /// when the two surfaces' structure directions are parallel, `mu_t <= mu_b`; `mu` is then the
+    /// isotropic end reached when they are orthogonal. Give both or neither. Used by the
+    /// `Nonsmooth` pipeline.
+    #[serde(default)]
+    pub mu_t: Option<f64>,
+    #[serde(default)]
+    pub mu_b: Option<f64>,
 }
 
 impl Default for FrictionLawSpec {
     fn default() -> Self {
-        FrictionLawSpec { mu: 0.0, mu_s: None, v_s: None, mu_v: 0.0 }
+        FrictionLawSpec { mu: 0.0, mu_s: None, v_s: None, mu_v: 0.0, mu_t: None, mu_b: None }
     }
 }
 
@@ -155,11 +163,22 @@ pub struct FrictionPairSpec {
     pub v_s: Option<f64>,
     #[serde(default)]
     pub mu_v: f64,
+    #[serde(default)]
+    pub mu_t: Option<f64>,
+    #[serde(default)]
+    pub mu_b: Option<f64>,
 }
 
 impl FrictionPairSpec {
     pub fn law(&self) -> FrictionLawSpec {
-        FrictionLawSpec { mu: self.mu, mu_s: self.mu_s, v_s: self.v_s, mu_v: self.mu_v }
+        FrictionLawSpec {
+            mu: self.mu,
+            mu_s: self.mu_s,
+            v_s: self.v_s,
+            mu_v: self.mu_v,
+            mu_t: self.mu_t,
+            mu_b: self.mu_b,
+        }
     }
 }
 
@@ -168,6 +187,94 @@ impl FrictionPairSpec {
 pub enum BodySpec {
     /// A tetrahedral FEM solid.
     Solid(SolidSpec),
+    /// A rigid body (pipeline `Nonsmooth`).
+    Rigid(RigidSpec),
+}
+
+impl BodySpec {
+    pub fn name(&self) -> &str {
+        match self {
+            BodySpec::Solid(b) => &b.name,
+            BodySpec::Rigid(b) => &b.name,
+        }
+    }
+    pub fn material(&self) -> &str {
+        match self {
+            BodySpec::Solid(b) => &b.material,
+            BodySpec::Rigid(b) => &b.material,
+        }
+    }
+}
+
+/// A rigid body. Its mass comes from `mass`, or else from the material's density and the
+/// shape's volume; the inertia always from the shape (uniform density).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RigidSpec {
+    pub name: String,
+    pub material: String,
+    pub shape: RigidShapeSpec,
+    /// Total mass in kg (> 0); absent: density of the material times the shape's volume.
+    #[serde(default)]
+    pub mass: Option<f64>,
+    /// World position of the shape's origin (its center for the primitives) in m.
+    #[serde(default)]
+    pub position: Vec3,
+    /// Rotation in degrees about the world x, then y, then z axis.
+    #[serde(default)]
+    pub rotation: Vec3,
+    /// Orientation as a unit quaternion `(w, x, y, z)`; replaces `rotation` (give one of them).
+    #[serde(default)]
+    pub orientation: Option<[f64; 4]>,
+    /// Initial velocity of the center of mass (m/s).
+    #[serde(default)]
+    pub velocity: Vec3,
+    /// Initial angular velocity in degrees per second (world axes).
+    #[serde(default)]
+    pub angular_velocity: Vec3,
+    /// Scripted motion: absent for a dynamic body; `Fixed`, `Velocity` or `Keyframes` make the
+    /// body kinematic (it pushes others and is not pushed; it spins at `angular_velocity`).
+    #[serde(default)]
+    pub motion: Option<MotionSpec>,
+    /// Structure direction of the surface for matchstick friction.
+    #[serde(default)]
+    pub structure: Option<StructureSpec>,
+}
+
+/// A rigid shape in the body's own frame. Cylinder and capsule axes are the local z axis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Struct variants need this too: without it a typo inside `Box(..)` would be silently ignored.
+#[serde(deny_unknown_fields)]
+pub enum RigidShapeSpec {
+    /// Box of full extents `size`.
+    Box { size: Vec3 },
+    #[serde(alias = "Ball")]
+    Sphere { radius: f64 },
+    /// Solid cylinder of full `length` along z.
+    Cylinder { radius: f64, length: f64 },
+    /// Segment of `length` along z swept by a ball of `radius` (total length `length + 2 radius`).
+    Capsule { radius: f64, length: f64 },
+    /// A convex polygon `profile` in the local xy plane (counter-clockwise, m) extruded over
+    /// `length` along z, centered on z = 0: wedges, voussoirs, prisms.
+    Prism { profile: Vec<[f64; 2]>, length: f64 },
+    /// A closed convex triangle mesh from a `.ply` or `.obj` file, relative to the scene file.
+    Mesh {
+        path: String,
+        #[serde(default = "one")]
+        scale: f64,
+    },
+}
+
+/// Where a surface's structure direction (matchstick friction) comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum StructureSpec {
+    /// A constant direction in the body frame (projected onto the tangent plane at each contact).
+    Direction(Vec3),
+    /// A PNG whose red/green channels encode the direction in the mesh's UV space (0.5 = zero),
+    /// looked up at the contact point through the mesh's texture coordinates (`Mesh` shapes
+    /// with UVs only).
+    Texture { path: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -251,6 +358,7 @@ pub enum MotionSpec {
 #[serde(deny_unknown_fields)]
 pub enum ColliderSpec {
     /// Half-space below the plane through `position` with normal `rotation * (0, 0, 1)`.
+    /// `structure`: matchstick structure direction in the plane's frame (before `rotation`).
     Plane {
         name: String,
         material: String,
@@ -260,6 +368,8 @@ pub enum ColliderSpec {
         rotation: Vec3,
         #[serde(default)]
         motion: MotionSpec,
+        #[serde(default)]
+        structure: Option<Vec3>,
     },
     /// Solid box of full extents `size` centered at `position`.
     Box {
@@ -272,6 +382,8 @@ pub enum ColliderSpec {
         rotation: Vec3,
         #[serde(default)]
         motion: MotionSpec,
+        #[serde(default)]
+        structure: Option<Vec3>,
     },
     /// Solid sphere.
     Sphere {
@@ -303,6 +415,120 @@ pub enum ColliderSpec {
 pub enum PipelineSpec {
     /// Cubic penalty contact with smoothed friction, solved implicitly by damped Newton (001).
     Penalty(PenaltySpec),
+    /// Exact Coulomb contact: a velocity-level step whose contact forces solve a discrete
+    /// frictional contact problem (002, 003).
+    Nonsmooth(NonsmoothSpec),
+}
+
+impl PipelineSpec {
+    pub fn on_failure(&self) -> OnFailure {
+        match self {
+            PipelineSpec::Penalty(p) => p.on_failure,
+            PipelineSpec::Nonsmooth(p) => p.on_failure,
+        }
+    }
+}
+
+/// The nonsmooth (exact Coulomb) pipeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NonsmoothSpec {
+    #[serde(default)]
+    pub solver: DfcpSolverSpec,
+    /// Relative natural-map error at which the contact problem counts as solved.
+    #[serde(default = "default_dfcp_tolerance")]
+    pub tolerance: f64,
+    /// Iteration cap of the contact solver (its own iterations: sweeps, SP pairs, Newton steps).
+    #[serde(default = "default_dfcp_iterations")]
+    pub max_iterations: usize,
+    /// Start each solve from the previous step's forces of the same contacts.
+    #[serde(default = "yes")]
+    pub warm_start: bool,
+    /// Newton restitution coefficient in [0, 1] for impacts faster than `restitution_threshold`.
+    #[serde(default)]
+    pub restitution: f64,
+    /// Approach speed (m/s) below which impacts are inelastic (resting contacts must not bounce).
+    #[serde(default = "default_restitution_threshold")]
+    pub restitution_threshold: f64,
+    /// Penetration recovery: this fraction of a penetration deeper than `allowed_penetration` is
+    /// removed per step (a velocity bias). 0 disables it (002 uses none).
+    #[serde(default = "default_erp")]
+    pub penetration_correction: f64,
+    /// Penetration (m) tolerated without correction, so resting contacts do not jitter.
+    #[serde(default = "default_slop")]
+    pub allowed_penetration: f64,
+    /// Contacts are generated for gaps below this distance (m) plus the distance the pair can
+    /// close within the step.
+    #[serde(default = "default_contact_margin")]
+    pub contact_margin: f64,
+    /// What a step whose contact problem fails its tolerance does to the run.
+    #[serde(default)]
+    pub on_failure: OnFailure,
+}
+
+impl Default for NonsmoothSpec {
+    fn default() -> Self {
+        NonsmoothSpec {
+            solver: DfcpSolverSpec::default(),
+            tolerance: default_dfcp_tolerance(),
+            max_iterations: default_dfcp_iterations(),
+            warm_start: true,
+            restitution: 0.0,
+            restitution_threshold: default_restitution_threshold(),
+            penetration_correction: default_erp(),
+            allowed_penetration: default_slop(),
+            contact_margin: default_contact_margin(),
+            on_failure: OnFailure::default(),
+        }
+    }
+}
+
+pub fn default_dfcp_tolerance() -> f64 {
+    1e-6
+}
+pub fn default_dfcp_iterations() -> usize {
+    1000
+}
+pub fn default_restitution_threshold() -> f64 {
+    0.1
+}
+pub fn default_erp() -> f64 {
+    0.2
+}
+pub fn default_slop() -> f64 {
+    1e-4
+}
+pub fn default_contact_margin() -> f64 {
+    2e-3
+}
+
+/// The exact solver of each step's contact problem.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum DfcpSolverSpec {
+    /// Staggered Projections (002): alternating contact and friction QPs. `samples`: friction
+    /// polygon with that many sides (002 uses 8; its error against the true cone then plateaus
+    /// near the faceting error, ~8 % of the friction force), absent: the exact cone.
+    StaggeredProjections {
+        #[serde(default)]
+        samples: Option<usize>,
+    },
+    /// PROX Gauss–Seidel with elliptic cones (003).
+    Prox,
+    /// Fischer–Burmeister nonsmooth Newton.
+    FischerBurmeister,
+    /// Block Gauss–Seidel with the exact local solver.
+    GaussSeidel,
+    /// Projected Gauss–Seidel on the LCP with a box friction cone (the classic baseline).
+    PgsLcp,
+    /// Gauss–Seidel while it makes progress, then Fischer–Burmeister.
+    Auto,
+}
+
+impl Default for DfcpSolverSpec {
+    fn default() -> Self {
+        DfcpSolverSpec::StaggeredProjections { samples: None }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]

@@ -100,7 +100,7 @@ pub fn validate(scene: &Scene, base_dir: &Path) -> Vec<Issue> {
     friction(&mut c, scene);
     bodies(&mut c, scene, base_dir);
     colliders(&mut c, scene);
-    pipeline(&mut c, &scene.pipeline);
+    pipeline(&mut c, scene);
     c.issues
 }
 
@@ -204,7 +204,24 @@ fn materials(c: &mut Checks, s: &Scene) {
     }
     // Elastic constants are required only where an elastic solid uses the material.
     let mut reported = Vec::new();
-    for (i, BodySpec::Solid(b)) in s.bodies.iter().enumerate() {
+    for (i, body) in s.bodies.iter().enumerate() {
+        let b = match body {
+            BodySpec::Solid(b) => b,
+            BodySpec::Rigid(r) => {
+                let density = s.materials.get(&r.material).and_then(|m| m.density);
+                if r.mass.is_none() && density.is_none() && s.materials.contains_key(&r.material) {
+                    c.push(
+                        format!("bodies[{i}].mass"),
+                        None,
+                        format!(
+                            "missing: give the rigid body a `mass` (kg) or its material {:?} a `density` (kg/m^3)",
+                            r.material
+                        ),
+                    );
+                }
+                continue;
+            }
+        };
         let Some(m) = s.materials.get(&b.material) else {
             continue;
         };
@@ -263,6 +280,32 @@ fn law(c: &mut Checks, p: &str, l: &FrictionLawSpec, epsilon: f64) {
         );
     }
     c.non_negative(&format!("{p}.mu_v"), l.mu_v);
+    match (l.mu_t, l.mu_b) {
+        (Some(t), Some(b)) => {
+            c.non_negative(&format!("{p}.mu_t"), t);
+            c.non_negative(&format!("{p}.mu_b"), b);
+            if t.is_finite() && b.is_finite() && t > b {
+                c.push(
+                    format!("{p}.mu_t"),
+                    Some(fmt_f(t)),
+                    format!(
+                        "must be <= mu_b ({}): the structure direction is the direction of least resistance (003)",
+                        fmt_f(b)
+                    ),
+                );
+            }
+            if t.is_finite() && b.is_finite() && (t == 0.0) != (b == 0.0) {
+                c.push(format!("{p}.mu_t"), Some(fmt_f(t)), "mu_t and mu_b must both be > 0 or both be 0");
+            }
+        }
+        (Some(t), None) => {
+            c.push(format!("{p}.mu_b"), None, format!("missing: mu_t ({}) is given; give both", fmt_f(t)))
+        }
+        (None, Some(b)) => {
+            c.push(format!("{p}.mu_t"), None, format!("missing: mu_b ({}) is given; give both", fmt_f(b)))
+        }
+        (None, None) => {}
+    }
 }
 
 fn friction(c: &mut Checks, s: &Scene) {
@@ -308,8 +351,30 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
     if s.bodies.is_empty() {
         c.push("bodies", None, "at least one body is required");
     }
-    for (i, BodySpec::Solid(b)) in s.bodies.iter().enumerate() {
+    let nonsmooth = matches!(s.pipeline, PipelineSpec::Nonsmooth(_));
+    for (i, body) in s.bodies.iter().enumerate() {
         let p = format!("bodies[{i}]");
+        let b = match body {
+            BodySpec::Solid(b) => b,
+            BodySpec::Rigid(r) => {
+                rigid(c, s, &p, r, base_dir);
+                if !nonsmooth {
+                    c.push(
+                        p.to_string(),
+                        Some(format!("Rigid(name: {:?}, ..)", r.name)),
+                        "rigid bodies need `pipeline: Nonsmooth(..)` (the Penalty pipeline simulates elastic solids)",
+                    );
+                }
+                continue;
+            }
+        };
+        if nonsmooth {
+            c.push(
+                p.to_string(),
+                Some(format!("Solid(name: {:?}, ..)", b.name)),
+                "elastic solids need `pipeline: Penalty(..)`; the Nonsmooth pipeline simulates rigid bodies",
+            );
+        }
         c.name(&format!("{p}.name"), &b.name, "a body name");
         known_material(c, s, &format!("{p}.material"), &b.material);
         mesh(c, &format!("{p}.mesh"), &b.mesh, base_dir);
@@ -326,9 +391,92 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
             motion(c, &format!("{kp}.motion"), &kin.motion);
         }
     }
-    let bodies = s.bodies.iter().enumerate().map(|(i, BodySpec::Solid(b))| (format!("bodies[{i}]"), b.name.as_str()));
+    let bodies = s.bodies.iter().enumerate().map(|(i, b)| (format!("bodies[{i}]"), b.name()));
     let colliders = s.colliders.iter().enumerate().map(|(i, col)| (format!("colliders[{i}]"), collider_name(col)));
     unique_names(c, bodies.chain(colliders));
+}
+
+fn rigid(c: &mut Checks, s: &Scene, p: &str, r: &RigidSpec, base_dir: &Path) {
+    c.name(&format!("{p}.name"), &r.name, "a body name");
+    known_material(c, s, &format!("{p}.material"), &r.material);
+    if let Some(m) = r.mass {
+        c.positive(&format!("{p}.mass"), m, " (kg)");
+    }
+    let sp = format!("{p}.shape");
+    match &r.shape {
+        RigidShapeSpec::Box { size } => c.positive3(&format!("{sp}.size"), size),
+        RigidShapeSpec::Sphere { radius } => c.positive(&format!("{sp}.radius"), *radius, " (m)"),
+        RigidShapeSpec::Cylinder { radius, length } | RigidShapeSpec::Capsule { radius, length } => {
+            c.positive(&format!("{sp}.radius"), *radius, " (m)");
+            if matches!(r.shape, RigidShapeSpec::Cylinder { .. }) {
+                c.positive(&format!("{sp}.length"), *length, " (m)");
+            } else {
+                c.non_negative(&format!("{sp}.length"), *length);
+            }
+        }
+        RigidShapeSpec::Prism { profile, length } => {
+            c.positive(&format!("{sp}.length"), *length, " (m)");
+            if profile.len() < 3 {
+                c.push(
+                    format!("{sp}.profile"),
+                    Some(format!("{} points", profile.len())),
+                    "a prism profile needs at least 3 points (a convex polygon in the xy plane)",
+                );
+            }
+        }
+        RigidShapeSpec::Mesh { path, scale } => {
+            c.positive(&format!("{sp}.scale"), *scale, "");
+            file(c, &format!("{sp}.path"), path, &["ply", "obj"], "a `.ply` or `.obj` triangle mesh", base_dir);
+        }
+    }
+    if let Some(q) = r.orientation {
+        if r.rotation != [0.0; 3] {
+            c.push(
+                format!("{p}.orientation"),
+                None,
+                "give either `rotation` (degrees) or `orientation` (quaternion), not both",
+            );
+        }
+        let norm = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if norm.is_finite() && (norm - 1.0).abs() > 1e-6 {
+            c.push(
+                format!("{p}.orientation"),
+                Some(format!("({:?}, {:?}, {:?}, {:?})", q[0], q[1], q[2], q[3])),
+                format!("must be a unit quaternion (w, x, y, z); its norm is {norm}"),
+            );
+        }
+    }
+    if let Some(m) = &r.motion {
+        motion(c, &format!("{p}.motion"), m);
+    }
+    match &r.structure {
+        Some(StructureSpec::Direction(d)) if d.iter().all(|x| x.is_finite()) && d.iter().all(|&x| x == 0.0) => c.push(
+            format!("{p}.structure"),
+            Some(fmt_v3(d)),
+            "a structure direction must be non-zero (leave `structure` out for an isotropic surface)",
+        ),
+        Some(StructureSpec::Texture { path }) => {
+            file(c, &format!("{p}.structure.path"), path, &["png"], "a `.png` image", base_dir)
+        }
+        _ => {}
+    }
+}
+
+/// A file named in the scene: known extension and present.
+fn file(c: &mut Checks, p: &str, path: &str, exts: &[&str], what: &str, base_dir: &Path) {
+    let ext = Path::new(path).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let full = resolve_path(base_dir, path);
+    if !ext.as_deref().is_some_and(|e| exts.contains(&e)) {
+        c.push(p, Some(format!("{path:?}")), format!("must be {what}"));
+    } else if !full.exists() {
+        c.push(
+            p,
+            Some(format!("{path:?}")),
+            format!("file not found (looked for {}; paths are relative to the scene file)", full.display()),
+        );
+    } else if !full.is_file() {
+        c.push(p, Some(format!("{path:?}")), format!("not a file ({})", full.display()));
+    }
 }
 
 fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
@@ -445,8 +593,47 @@ fn colliders(c: &mut Checks, s: &Scene) {
     }
 }
 
-fn pipeline(c: &mut Checks, p: &PipelineSpec) {
-    let PipelineSpec::Penalty(pen) = p;
+fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
+    let p = "pipeline";
+    c.positive(&format!("{p}.tolerance"), ns.tolerance, "");
+    if ns.max_iterations < 1 {
+        c.push(format!("{p}.max_iterations"), Some(ns.max_iterations.to_string()), "must be >= 1");
+    }
+    c.check(&format!("{p}.restitution"), ns.restitution, |v| (0.0..=1.0).contains(&v), "must be in [0, 1]");
+    c.non_negative(&format!("{p}.restitution_threshold"), ns.restitution_threshold);
+    c.check(
+        &format!("{p}.penetration_correction"),
+        ns.penetration_correction,
+        |v| (0.0..=1.0).contains(&v),
+        "must be in [0, 1] (the fraction of a penetration removed per step)",
+    );
+    c.non_negative(&format!("{p}.allowed_penetration"), ns.allowed_penetration);
+    c.non_negative(&format!("{p}.contact_margin"), ns.contact_margin);
+    if let DfcpSolverSpec::StaggeredProjections { samples: Some(k) } = ns.solver
+        && k < 3
+    {
+        c.push(format!("{p}.solver.samples"), Some(k.to_string()), "a friction polygon needs at least 3 samples");
+    }
+    // Exact Coulomb friction has one coefficient; the smoothed laws' extras would be ignored.
+    let laws = std::iter::once(("friction.default".to_string(), s.friction.default))
+        .chain(s.friction.pairs.iter().enumerate().map(|(i, pr)| (format!("friction.pairs[{i}]"), pr.law())));
+    for (lp, l) in laws {
+        if l.mu_s.is_some() || l.v_s.is_some() || l.mu_v != 0.0 {
+            c.push(
+                lp,
+                None,
+                "Stribeck (mu_s, v_s) and viscous (mu_v) friction are smoothed laws of the Penalty pipeline; \
+                 the Nonsmooth pipeline uses exact Coulomb friction with `mu` (and `mu_t`, `mu_b`)",
+            );
+        }
+    }
+}
+
+fn pipeline(c: &mut Checks, s: &Scene) {
+    let pen = match &s.pipeline {
+        PipelineSpec::Penalty(pen) => pen,
+        PipelineSpec::Nonsmooth(ns) => return nonsmooth(c, s, ns),
+    };
     c.positive("pipeline.contact.delta", pen.contact.delta, " (m)");
     if let Some(k) = pen.contact.kappa {
         c.positive("pipeline.contact.kappa", k, " (N/m)");

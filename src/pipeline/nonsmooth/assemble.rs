@@ -1,0 +1,158 @@
+//! The contact problem of a rigid-body step in local (Delassus) form: `u = W r + q` with
+//! `W = J M⁻¹ Jᵀ` and `q = J v_pred + k`, and the impulse update `v = v_pred + M⁻¹ Jᵀ r`.
+//!
+//! `J` maps the dynamic bodies' velocities to each contact's relative velocity of A with respect
+//! to B in the contact frame (normal first). Kinematic bodies and colliders are not unknowns:
+//! their velocity enters `q`. The bias `k` acts on the normal component only: a positive gap may
+//! close within the step (`gap / h`, so contacts found within the margin cost nothing until they
+//! close), an impact reached within the step separates at `e` times its approach speed (002's
+//! optional restitution), and a velocity removes a fraction of any penetration deeper than the
+//! allowed slop.
+
+use super::detect::Contact;
+use crate::contact::rigid::Participant;
+use crate::dfcp::problem::{Csc, LocalProblem};
+use crate::model::Model;
+use crate::rigid::RigidBody;
+use crate::scene::schema::NonsmoothSpec;
+use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
+use std::collections::BTreeMap;
+
+type Block = SMatrix<f64, 3, 6>;
+
+/// The Jacobian rows of the step's contacts, grouped per dynamic body.
+pub struct ContactJacobian {
+    /// Per contact: `(body, block)` for each dynamic participant (at most two).
+    pub rows: Vec<[Option<(usize, Block)>; 2]>,
+    /// Per body: inverse generalized mass `diag(1/m, (R I Rᵀ)⁻¹)` (zero for non-dynamic bodies).
+    pub inverse_mass: Vec<SMatrix<f64, 6, 6>>,
+}
+
+fn inverse_mass(b: &RigidBody) -> SMatrix<f64, 6, 6> {
+    let mut m = SMatrix::<f64, 6, 6>::zeros();
+    m.fixed_view_mut::<3, 3>(0, 0).copy_from(&(Matrix3::identity() / b.mass));
+    m.fixed_view_mut::<3, 3>(3, 3).copy_from(&b.world_inverse_inertia());
+    m
+}
+
+/// World velocity of participant `p` at world point `x` at time `t` (a collider translates only).
+fn participant_velocity(
+    model: &Model,
+    bodies: &[RigidBody],
+    p: Participant,
+    x: &Vector3<f64>,
+    t: f64,
+    h: f64,
+) -> Vector3<f64> {
+    match p {
+        Participant::Body(i) => bodies[i].point_velocity(x),
+        Participant::Collider(k) => model.colliders[k].motion.step_velocity(t, h),
+    }
+}
+
+impl ContactJacobian {
+    pub fn new(model: &Model, bodies: &[RigidBody], contacts: &[Contact]) -> ContactJacobian {
+        let rows = contacts
+            .iter()
+            .map(|c| {
+                let ft = c.contact.frame.transpose();
+                let block = |p: Participant, sign: f64| match p {
+                    Participant::Body(i) if model.rigids[i].is_dynamic() => {
+                        Some((i, ft * bodies[i].point_jacobian(&c.contact.point) * sign))
+                    }
+                    _ => None,
+                };
+                [block(c.contact.a, 1.0), block(c.contact.b, -1.0)]
+            })
+            .collect();
+        let inverse_mass = bodies
+            .iter()
+            .zip(&model.rigids)
+            .map(|(b, r)| if r.is_dynamic() { inverse_mass(b) } else { SMatrix::zeros() })
+            .collect();
+        ContactJacobian { rows, inverse_mass }
+    }
+
+    /// `W = J M⁻¹ Jᵀ` as a sparse symmetric matrix (both triangles stored).
+    pub fn delassus(&self, n_bodies: usize) -> Csc {
+        let mut per_body: Vec<Vec<(usize, Block)>> = vec![Vec::new(); n_bodies];
+        for (c, row) in self.rows.iter().enumerate() {
+            for (i, blk) in row.iter().flatten() {
+                per_body[*i].push((c, *blk));
+            }
+        }
+        let mut blocks: BTreeMap<(usize, usize), Matrix3<f64>> = BTreeMap::new();
+        for (i, list) in per_body.iter().enumerate() {
+            let minv = &self.inverse_mass[i];
+            for (c, bc) in list {
+                let bm = bc * minv;
+                for (d, bd) in list {
+                    *blocks.entry((*c, *d)).or_insert_with(Matrix3::zeros) += bm * bd.transpose();
+                }
+            }
+        }
+        let n = 3 * self.rows.len();
+        let mut triplets = Vec::with_capacity(9 * blocks.len());
+        for ((c, d), w) in &blocks {
+            for i in 0..3 {
+                for j in 0..3 {
+                    triplets.push(faer::sparse::Triplet::new(3 * c + i, 3 * d + j, w[(i, j)]));
+                }
+            }
+        }
+        Csc::try_new_from_triplets(n, n, &triplets).expect("block indices are within the contact count")
+    }
+
+    /// `v += M⁻¹ Jᵀ r` for every dynamic body.
+    pub fn apply_impulses(&self, r: &[f64], bodies: &mut [RigidBody]) {
+        let mut generalized: Vec<SVector<f64, 6>> = vec![SVector::zeros(); bodies.len()];
+        for (c, row) in self.rows.iter().enumerate() {
+            let rc = Vector3::new(r[3 * c], r[3 * c + 1], r[3 * c + 2]);
+            for (i, blk) in row.iter().flatten() {
+                generalized[*i] += blk.transpose() * rc;
+            }
+        }
+        for (i, b) in bodies.iter_mut().enumerate() {
+            if generalized[i] != SVector::<f64, 6>::zeros() {
+                let v = b.velocity() + self.inverse_mass[i] * generalized[i];
+                b.set_velocity(&v);
+            }
+        }
+    }
+}
+
+/// Relative velocity of A with respect to B at a contact, in its frame (normal first).
+pub fn relative_velocity(model: &Model, bodies: &[RigidBody], c: &Contact, t: f64, h: f64) -> Vector3<f64> {
+    let x = &c.contact.point;
+    let v = participant_velocity(model, bodies, c.contact.a, x, t, h)
+        - participant_velocity(model, bodies, c.contact.b, x, t, h);
+    c.contact.frame.transpose() * v
+}
+
+/// The local problem `u = W r + q` of the step. `bodies` hold the predicted velocities;
+/// `approach` is each contact's normal velocity at the start of the step (for restitution);
+/// the step runs from `t` over `h`.
+pub fn local_problem(
+    model: &Model,
+    bodies: &[RigidBody],
+    contacts: &[Contact],
+    jac: &ContactJacobian,
+    approach: &[f64],
+    (t, h): (f64, f64),
+    spec: &NonsmoothSpec,
+) -> LocalProblem {
+    let mut q = Vec::with_capacity(3 * contacts.len());
+    for (c, u0) in contacts.iter().zip(approach) {
+        let u = relative_velocity(model, bodies, c, t, h);
+        let gap = c.contact.gap;
+        // An impact within this step (fast enough to bounce): the separation speed must reach
+        // `e` times the approach speed. It is applied from the gap it is detected at (at most
+        // one step's travel), so the bounce starts that far early rather than being lost.
+        let impact = *u0 < -spec.restitution_threshold && gap + h * u0 < 0.0;
+        let mut bias = if impact { spec.restitution * u0 } else { gap.max(0.0) / h };
+        bias -= spec.penetration_correction * (-gap - spec.allowed_penetration).max(0.0) / h;
+        q.extend([u.x + bias, u.y, u.z]);
+    }
+    let cones = contacts.iter().map(|c| c.cone).collect();
+    LocalProblem::new(jac.delassus(bodies.len()), q, cones).expect("sizes and values come from finite contacts")
+}

@@ -1,0 +1,70 @@
+//! Warm starts across steps: a new contact takes the force of the previous step's contact of the
+//! same pair at (nearly) the same place on body A, re-expressed in the new contact frame.
+
+use super::detect::Contact;
+use crate::contact::rigid::Participant;
+use crate::rigid::RigidBody;
+use nalgebra::Vector3;
+use std::collections::HashMap;
+
+type PairKey = (usize, u8, usize);
+/// A contact point in A's body frame and its force (world).
+type PointForce = (Vector3<f64>, Vector3<f64>);
+
+fn key(c: &Contact) -> PairKey {
+    let id = |p: Participant| match p {
+        Participant::Body(i) => (0u8, i),
+        Participant::Collider(k) => (1u8, k),
+    };
+    let ((ka, a), (kb, b)) = (id(c.contact.a), id(c.contact.b));
+    (a + usize::from(ka) * (usize::MAX / 2), kb, b)
+}
+
+/// Last step's contact forces (world vectors) by pair, at body-frame points of A.
+#[derive(Default)]
+pub struct WarmStart {
+    previous: HashMap<PairKey, Vec<PointForce>>,
+}
+
+impl WarmStart {
+    /// Remember the solved forces `r` (contact frames) of `contacts`.
+    pub fn store(&mut self, contacts: &[Contact], r: &[f64], bodies: &[RigidBody]) {
+        self.previous.clear();
+        for (i, c) in contacts.iter().enumerate() {
+            let Participant::Body(a) = c.contact.a else { continue };
+            let local = bodies[a].orientation.inverse() * (c.contact.point - bodies[a].position);
+            let world = c.contact.frame * Vector3::new(r[3 * i], r[3 * i + 1], r[3 * i + 2]);
+            self.previous.entry(key(c)).or_default().push((local, world));
+        }
+    }
+
+    /// Initial forces for `contacts`: the nearest previous contact of the same pair within
+    /// `radius` of the same body point, projected on the new frame (zero if it would pull).
+    /// Returns how many contacts were matched.
+    pub fn fill(&self, contacts: &[Contact], bodies: &[RigidBody], radius: f64, r: &mut [f64]) -> usize {
+        let mut matched = 0;
+        for (i, c) in contacts.iter().enumerate() {
+            r[3 * i..3 * i + 3].fill(0.0);
+            let Participant::Body(a) = c.contact.a else { continue };
+            let Some(list) = self.previous.get(&key(c)) else { continue };
+            let local = bodies[a].orientation.inverse() * (c.contact.point - bodies[a].position);
+            let best = list
+                .iter()
+                .map(|(p, f)| ((p - local).norm(), f))
+                .filter(|(d, _)| *d <= radius)
+                .min_by(|x, y| x.0.total_cmp(&y.0));
+            if let Some((_, f)) = best {
+                let rf = c.contact.frame.transpose() * f;
+                if rf.x > 0.0 {
+                    r[3 * i..3 * i + 3].copy_from_slice(rf.as_slice());
+                    matched += 1;
+                }
+            }
+        }
+        matched
+    }
+
+    pub fn clear(&mut self) {
+        self.previous.clear();
+    }
+}

@@ -1,0 +1,99 @@
+//! Rigid bodies of a scene: shape, mass properties, pose and scripted motion.
+
+use super::build::{motion, rotation_from_degrees};
+use super::schema::{RigidShapeSpec, RigidSpec, StructureSpec};
+use super::{LoadedScene, SceneError, error_at};
+use crate::model::Rigid;
+use crate::rigid::{ConvexMesh, RigidBody, RigidShape};
+use nalgebra::{Quaternion, Rotation3, UnitQuaternion, Vector3};
+
+/// Segments around a circle in the output surfaces of round shapes.
+const OUTPUT_SEGMENTS: usize = 32;
+
+/// The shape in its own frame, before recentering on the center of mass.
+fn shape(loaded: &LoadedScene, field: &str, spec: &RigidShapeSpec) -> Result<RigidShape, SceneError> {
+    let file = &loaded.path;
+    Ok(match spec {
+        RigidShapeSpec::Box { size } => RigidShape::Box { half: Vector3::from(*size) * 0.5 },
+        RigidShapeSpec::Sphere { radius } => RigidShape::Sphere { radius: *radius },
+        RigidShapeSpec::Cylinder { radius, length } => {
+            RigidShape::Cylinder { radius: *radius, half_length: 0.5 * length }
+        }
+        RigidShapeSpec::Capsule { radius, length } => {
+            RigidShape::Capsule { radius: *radius, half_length: 0.5 * length }
+        }
+        RigidShapeSpec::Prism { profile, length } => {
+            let mesh = ConvexMesh::prism(profile, 0.5 * length).map_err(|e| {
+                error_at(file, &format!("{field}.shape.profile"), format!("not a convex polygon with an area: {e}"))
+            })?;
+            RigidShape::ConvexMesh(mesh)
+        }
+        RigidShapeSpec::Mesh { .. } => {
+            return Err(error_at(file, &format!("{field}.shape"), "MESH_PENDING"));
+        }
+    })
+}
+
+/// The model part and the initial state of one rigid body.
+pub fn build(
+    loaded: &LoadedScene,
+    field: &str,
+    spec: &RigidSpec,
+    material: Option<usize>,
+) -> Result<(Rigid, RigidBody), SceneError> {
+    let file = &loaded.path;
+    let material = material.ok_or_else(|| error_at(file, &format!("{field}.material"), "unknown material"))?;
+    let density = loaded.scene.materials.get(&spec.material).and_then(|m| m.density);
+    // With only a mass given, any density gives the right inertia once scaled to that mass.
+    let (density, mass) = match (spec.mass, density) {
+        (Some(m), d) => (d.unwrap_or(1.0), Some(m)),
+        (None, Some(d)) => (d, None),
+        (None, None) => {
+            return Err(error_at(
+                file,
+                &format!("{field}.mass"),
+                format!("missing: give the body a `mass` (kg) or its material {:?} a `density`", spec.material),
+            ));
+        }
+    };
+    let orientation = match spec.orientation {
+        Some([w, x, y, z]) => UnitQuaternion::from_quaternion(Quaternion::new(w, x, y, z)),
+        None => UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(rotation_from_degrees(
+            spec.rotation,
+        ))),
+    };
+    let shape = shape(loaded, field, &spec.shape)?;
+    let (mut body, _) = RigidBody::from_density(shape, density, Vector3::from(spec.position), orientation);
+    if let Some(m) = mass {
+        body = body.with_mass(m);
+    }
+    let omega = Vector3::from(spec.angular_velocity.map(f64::to_radians));
+    body.linear_velocity = Vector3::from(spec.velocity);
+    body.angular_velocity = omega;
+    let (verts, tris) = body.shape.tessellate(OUTPUT_SEGMENTS);
+    let structure = match &spec.structure {
+        None => None,
+        Some(StructureSpec::Direction(d)) => {
+            let d = Vector3::from(*d);
+            // The body frame is centered on the center of mass but keeps the shape's axes.
+            (d.norm() > 0.0).then(|| d.normalize())
+        }
+        Some(StructureSpec::Texture { .. }) => {
+            return Err(error_at(
+                file,
+                &format!("{field}.structure"),
+                "structure textures need a `Mesh` shape with texture coordinates",
+            ));
+        }
+    };
+    let model = Rigid {
+        name: spec.name.clone(),
+        material,
+        motion: spec.motion.as_ref().map(motion),
+        rest_position: body.position,
+        spin: omega,
+        structure,
+        surface: (verts, tris),
+    };
+    Ok((model, body))
+}
