@@ -3,3 +3,4 @@
 pub mod cone;
 pub mod local_solver;
 pub mod smooth;
+pub mod texture;
