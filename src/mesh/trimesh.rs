@@ -1,5 +1,5 @@
 //! The triangle surface mesh (colliders, cloth, textured surfaces) and its file reader entry
-//! point. PLY is read in [`super::ply_read`], OBJ in [`super::obj_read`].
+//! point. PLY is read by the private `ply_read` module, OBJ by `obj_read`.
 
 use std::path::Path;
 
