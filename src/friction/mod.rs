@@ -2,4 +2,6 @@
 //! projections, and one-contact exact solvers (DFCP layer).
 pub mod cone;
 pub mod local_solver;
+pub mod matchstick;
 pub mod smooth;
+pub mod texture;

@@ -1,13 +1,18 @@
-//! Volumetric meshes: the tetrahedral mesh type, procedural primitives and file readers.
+//! Meshes: the tetrahedral mesh of a solid, the triangle surface mesh, procedural primitives and
+//! file readers (VTK for tets; PLY and OBJ for surfaces).
 
+mod obj_read;
+mod ply_read;
 pub mod procedural;
 pub mod tet;
+pub mod trimesh;
 pub mod vtk_read;
 
 use std::path::PathBuf;
 
 pub use procedural::{ball_tets, box_tets};
 pub use tet::TetMesh;
+pub use trimesh::{TriMesh, read_tri_mesh};
 pub use vtk_read::read_tet_mesh;
 
 /// Why a mesh could not be built or read. Messages are written for the person who made the mesh
@@ -68,4 +73,37 @@ pub enum MeshError {
     /// A mesh-validity error (see the other variants) found in the mesh read from a file.
     #[error("mesh file '{}': {source}", path.display())]
     InFile { path: PathBuf, source: Box<MeshError> },
+    #[error("the surface mesh has no triangles; a surface needs at least one face with 3 or more vertices")]
+    NoTriangles,
+    #[error(
+        "triangle {triangle} refers to vertex {index}, but the mesh has only {vertex_count} \
+         vertices (valid indices are 0..={max})",
+        max = vertex_count.saturating_sub(1)
+    )]
+    TriangleIndexOutOfRange { triangle: usize, index: usize, vertex_count: usize },
+    #[error(
+        "all {triangles} triangles have zero area (every face is a point or a line segment, to \
+         round-off); a surface needs at least one triangle with a non-zero area"
+    )]
+    DegenerateSurface { triangles: usize },
+    #[error("vertex {vertex} has a non-finite texture coordinate {uv:?}; UVs must be finite numbers")]
+    NonFiniteUv { vertex: usize, uv: [f64; 2] },
+    #[error("the mesh has {uvs} texture coordinates for {vertices} vertices; give exactly one UV per vertex")]
+    UvCountMismatch { uvs: usize, vertices: usize },
+    #[error(
+        "surface mesh file '{}' has the extension {extension:?}; triangle surfaces are read from \
+         '.ply' (ASCII or binary) or '.obj' (Wavefront)",
+        path.display()
+    )]
+    UnsupportedSurfaceExtension { path: PathBuf, extension: String },
+    /// A syntax or content error at a known line of a text mesh file (OBJ).
+    #[error("mesh file '{}', line {line}: {message}", path.display())]
+    AtLine { path: PathBuf, line: usize, message: String },
+    #[error(
+        "mesh file '{}' could not be parsed as PLY ({message}); expected a PLY file (ASCII or \
+         binary) with a 'vertex' element (properties x, y, z) and a 'face' element (a list \
+         property vertex_indices or vertex_index)",
+        path.display()
+    )]
+    Ply { path: PathBuf, message: String },
 }

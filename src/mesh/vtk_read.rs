@@ -53,7 +53,7 @@ pub fn read_tet_mesh(path: &Path) -> Result<TetMesh, MeshError> {
 /// `catch_unwind` without the default hook's "thread panicked at ..." message and backtrace on
 /// stderr: the caught panic becomes an ordinary error message. The hook is process-wide, so the
 /// swap is serialized; other threads' panics in that short window also go unprinted.
-fn catch_unwind_quietly<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> std::thread::Result<T> {
+pub(super) fn catch_unwind_quietly<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> std::thread::Result<T> {
     static HOOK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = HOOK.lock().unwrap_or_else(|e| e.into_inner());
     let hook = std::panic::take_hook();
