@@ -234,7 +234,12 @@ fn run_length_beyond_any_counter_is_rejected() {
 fn set_path_that_does_not_exist() {
     let err = expect_bad_set(
         &["--set", "friction.pairs[0].muu=0.3"],
-        &["--set friction.pairs[0].muu=0.3", "no field `muu`", "did you mean `mu`", "between, mu, mu_b, mu_s, mu_t, mu_v, v_s"],
+        &[
+            "--set friction.pairs[0].muu=0.3",
+            "no field `muu`",
+            "did you mean `mu`",
+            "between, mu, mu_b, mu_s, mu_t, mu_v, v_s",
+        ],
     );
     assert!(!err.contains("panicked"));
     expect_bad_set(

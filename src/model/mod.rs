@@ -55,10 +55,57 @@ pub struct Rigid {
     pub rest_position: Vector3<f64>,
     /// Angular velocity (rad/s, world) of a kinematic body.
     pub spin: Vector3<f64>,
-    /// Matchstick structure direction in the body frame.
-    pub structure: Option<Vector3<f64>>,
+    /// Matchstick structure of the surface, in the body frame.
+    pub structure: Option<Structure>,
     /// Surface triangles in the body frame (for output).
     pub surface: (Vec<Vector3<f64>>, Vec<[usize; 3]>),
+}
+
+/// Where a rigid surface's structure direction comes from (body frame).
+#[derive(Debug, Clone)]
+pub enum Structure {
+    /// One unit direction for the whole surface.
+    Direction(Vector3<f64>),
+    /// A structure texture on a UV-mapped surface mesh.
+    Texture(std::sync::Arc<TexturedSurface>),
+}
+
+/// A texture and the surface it is mapped on (vertices in the body frame, with UVs).
+#[derive(Debug)]
+pub struct TexturedSurface {
+    pub texture: crate::friction::texture::StructureTexture,
+    pub mesh: crate::mesh::TriMesh,
+}
+
+impl Structure {
+    /// The structure direction (body frame) at the surface point nearest to the body-frame point
+    /// `x`; `None` where there is no structure.
+    pub fn direction_at(&self, x: &Vector3<f64>) -> Option<Vector3<f64>> {
+        use crate::contact::point_triangle::{closest_feature, evaluate};
+        match self {
+            Structure::Direction(d) => Some(*d),
+            Structure::Texture(s) => {
+                let m = &s.mesh;
+                let xa: [f64; 3] = (*x).into();
+                let corners = |t: usize| m.corners(t).map(|c| -> [f64; 3] { c.into() });
+                let (t, feature) = (0..m.triangles.len())
+                    .map(|t| (t, closest_feature(xa, &corners(t))))
+                    .min_by(|a, b| a.1.1.total_cmp(&b.1.1))
+                    .map(|(t, (f, _))| (t, f))?;
+                let w = evaluate::<f64>(feature, 1.0, xa, &corners(t)).weights;
+                s.texture.structure_at(&m.corners(t), &m.corner_uvs(t)?, w)
+            }
+        }
+    }
+
+    /// A direction representative of the whole surface for output (`None` for textures, whose
+    /// direction varies).
+    pub fn uniform(&self) -> Option<Vector3<f64>> {
+        match self {
+            Structure::Direction(d) => Some(*d),
+            Structure::Texture(_) => None,
+        }
+    }
 }
 
 impl Rigid {

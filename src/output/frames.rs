@@ -69,8 +69,14 @@ impl FrameWriter {
             let pts: Vec<[f64; 3]> = local.iter().map(|x| body.world_point(x).into()).collect();
             if model.output.vtk {
                 let vel: Vec<[f64; 3]> = pts.iter().map(|p| body.point_velocity(&Vector3::from(*p)).into()).collect();
-                let structure = r.structure.map(|s| body.orientation * s).unwrap_or_else(Vector3::zeros);
-                let sdir: Vec<[f64; 3]> = vec![structure.into(); pts.len()];
+                // Structure direction at each vertex (zero where the surface has none).
+                let sdir: Vec<[f64; 3]> = local
+                    .iter()
+                    .map(|x| {
+                        let d = r.structure.as_ref().and_then(|s| s.direction_at(x)).unwrap_or_else(Vector3::zeros);
+                        (body.orientation * d).into()
+                    })
+                    .collect();
                 let snap = UnstructuredSnapshot {
                     points: &pts,
                     cells: Cells::Triangle(tris),

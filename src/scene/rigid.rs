@@ -3,9 +3,12 @@
 use super::build::{motion, rotation_from_degrees};
 use super::schema::{RigidShapeSpec, RigidSpec, StructureSpec};
 use super::{LoadedScene, SceneError, error_at};
-use crate::model::Rigid;
+use crate::friction::texture::StructureTexture;
+use crate::mesh::TriMesh;
+use crate::model::{Rigid, Structure, TexturedSurface};
 use crate::rigid::{ConvexMesh, RigidBody, RigidShape};
 use nalgebra::{Quaternion, Rotation3, UnitQuaternion, Vector3};
+use std::sync::Arc;
 
 /// Segments around a circle in the output surfaces of round shapes.
 const OUTPUT_SEGMENTS: usize = 32;
@@ -28,10 +31,31 @@ fn shape(loaded: &LoadedScene, field: &str, spec: &RigidShapeSpec) -> Result<Rig
             })?;
             RigidShape::ConvexMesh(mesh)
         }
-        RigidShapeSpec::Mesh { .. } => {
-            return Err(error_at(file, &format!("{field}.shape"), "MESH_PENDING"));
+        RigidShapeSpec::Mesh { path, scale } => {
+            let mesh = read_mesh(loaded, field, path, *scale)?;
+            let full = super::resolve_path(&loaded.base_dir, path);
+            let hull = ConvexMesh::new(mesh.vertices, mesh.triangles).map_err(|e| {
+                error_at(
+                    file,
+                    &format!("{field}.shape.path"),
+                    format!(
+                        "{}: cannot be a rigid shape: {e} (rigid meshes must be closed and convex)",
+                        full.display()
+                    ),
+                )
+            })?;
+            RigidShape::ConvexMesh(hull)
         }
     })
+}
+
+/// A `.ply`/`.obj` surface mesh of the scene, scaled.
+fn read_mesh(loaded: &LoadedScene, field: &str, path: &str, scale: f64) -> Result<TriMesh, SceneError> {
+    let full = super::resolve_path(&loaded.base_dir, path);
+    let mut mesh = crate::mesh::read_tri_mesh(&full)
+        .map_err(|e| error_at(&loaded.path, &format!("{field}.shape.path"), e.to_string()))?;
+    mesh.vertices.iter_mut().for_each(|v| *v *= scale);
+    Ok(mesh)
 }
 
 /// The model part and the initial state of one rigid body.
@@ -63,7 +87,7 @@ pub fn build(
         ))),
     };
     let shape = shape(loaded, field, &spec.shape)?;
-    let (mut body, _) = RigidBody::from_density(shape, density, Vector3::from(spec.position), orientation);
+    let (mut body, origin) = RigidBody::from_density(shape, density, Vector3::from(spec.position), orientation);
     if let Some(m) = mass {
         body = body.with_mass(m);
     }
@@ -76,14 +100,30 @@ pub fn build(
         Some(StructureSpec::Direction(d)) => {
             let d = Vector3::from(*d);
             // The body frame is centered on the center of mass but keeps the shape's axes.
-            (d.norm() > 0.0).then(|| d.normalize())
+            (d.norm() > 0.0).then(|| Structure::Direction(d.normalize()))
         }
-        Some(StructureSpec::Texture { .. }) => {
-            return Err(error_at(
-                file,
-                &format!("{field}.structure"),
-                "structure textures need a `Mesh` shape with texture coordinates",
-            ));
+        Some(StructureSpec::Texture { path }) => {
+            let RigidShapeSpec::Mesh { path: mesh_path, scale } = &spec.shape else {
+                return Err(error_at(
+                    file,
+                    &format!("{field}.structure"),
+                    "a structure texture needs a `Mesh` shape whose file has texture coordinates (UVs)",
+                ));
+            };
+            let mut mesh = read_mesh(loaded, field, mesh_path, *scale)?;
+            if mesh.uvs.is_none() {
+                return Err(error_at(
+                    file,
+                    &format!("{field}.structure"),
+                    format!("the mesh {mesh_path:?} has no texture coordinates (u, v) to look the texture up with"),
+                ));
+            }
+            // Into the body frame, like the hull (centered on the center of mass).
+            mesh.vertices.iter_mut().for_each(|v| *v += origin);
+            let full = super::resolve_path(&loaded.base_dir, path);
+            let texture = StructureTexture::load(&full)
+                .map_err(|e| error_at(file, &format!("{field}.structure.path"), e.to_string()))?;
+            Some(Structure::Texture(Arc::new(TexturedSurface { texture, mesh })))
         }
     };
     let model = Rigid {

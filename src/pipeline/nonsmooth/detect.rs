@@ -4,9 +4,10 @@
 
 use crate::contact::rigid::{Participant, RigidContact, collide_bodies, collide_body_collider};
 use crate::friction::cone::Cone;
+use crate::friction::matchstick::MatchstickPair;
 use crate::model::Model;
 use crate::rigid::RigidBody;
-use nalgebra::{Matrix3, Vector3};
+use nalgebra::Vector3;
 
 /// A contact with its resolved friction law. `contact.frame` is the frame the cone is expressed
 /// in: the geometric frame, or the matchstick frame for an anisotropic pair.
@@ -29,10 +30,14 @@ pub fn material(model: &Model, p: Participant) -> usize {
     }
 }
 
-/// The world structure direction of a participant's surface, if it has one.
-pub fn structure(model: &Model, bodies: &[RigidBody], p: Participant) -> Option<Vector3<f64>> {
+/// The world structure direction of a participant's surface at world point `x`, if it has one.
+pub fn structure(model: &Model, bodies: &[RigidBody], p: Participant, x: &Vector3<f64>) -> Option<Vector3<f64>> {
     match p {
-        Participant::Body(i) => model.rigids[i].structure.map(|s| bodies[i].orientation * s),
+        Participant::Body(i) => {
+            let b = &bodies[i];
+            let local = b.orientation.inverse() * (x - b.position);
+            model.rigids[i].structure.as_ref()?.direction_at(&local).map(|s| b.orientation * s)
+        }
         Participant::Collider(k) => model.collider_structure[k],
     }
 }
@@ -69,56 +74,16 @@ fn resolve(model: &Model, bodies: &[RigidBody], mut c: RigidContact) -> Contact 
     let Some([mu_t, mu_b]) = model.friction.anisotropy(ma, mb) else {
         return Contact { contact: c, cone: Cone { mu_t: mu, mu_b: mu } };
     };
-    let law = matchstick_pending(
+    // Validation guarantees valid coefficients; should it not, the isotropic law is the safe side.
+    let Ok(pair) = MatchstickPair::new(mu, mu_t, mu_b) else {
+        return Contact { contact: c, cone: Cone { mu_t: mu, mu_b: mu } };
+    };
+    let point = c.point;
+    let law = pair.resolve(
         &c.normal,
-        structure(model, bodies, c.a).as_ref(),
-        structure(model, bodies, c.b).as_ref(),
-        mu,
-        mu_t,
-        mu_b,
+        structure(model, bodies, c.a, &point).as_ref(),
+        structure(model, bodies, c.b, &point).as_ref(),
     );
     c.frame = law.frame;
     Contact { contact: c, cone: law.cone }
-}
-
-/// Contact frame columns `(n, t, b)` expressed as a matrix, for output.
-pub fn tangent(frame: &Matrix3<f64>) -> Vector3<f64> {
-    frame.column(1).into_owned()
-}
-
-struct Law {
-    frame: Matrix3<f64>,
-    cone: Cone,
-}
-
-// Interim: 003 Algorithm 1 until the friction module's generator is wired in.
-fn matchstick_pending(
-    n: &Vector3<f64>,
-    sa: Option<&Vector3<f64>>,
-    sb: Option<&Vector3<f64>>,
-    mu: f64,
-    mu_t: f64,
-    mu_b: f64,
-) -> Law {
-    let proj = |s: &Vector3<f64>| {
-        let p = s - n * n.dot(s);
-        (p.norm() > 1e-12).then(|| p.normalize())
-    };
-    let (a, b) = (sa.and_then(proj), sb.and_then(proj));
-    let (t, d) = match (a, b) {
-        (Some(a), Some(mut b)) => {
-            if a.dot(&b) < 0.0 {
-                b = -b;
-            }
-            let theta = a.dot(&b).clamp(-1.0, 1.0).acos();
-            let s = a + b;
-            (s.normalize(), 1.0 - 2.0 * theta / std::f64::consts::PI)
-        }
-        (Some(a), None) | (None, Some(a)) => (a, 1.0),
-        (None, None) => {
-            return Law { frame: crate::contact::rigid::frame(n), cone: Cone { mu_t: mu, mu_b: mu } };
-        }
-    };
-    let frame = Matrix3::from_columns(&[*n, t, n.cross(&t)]);
-    Law { frame, cone: Cone { mu_t: d * mu_t + (1.0 - d) * mu, mu_b: d * mu_b + (1.0 - d) * mu } }
 }
