@@ -33,7 +33,10 @@ fn drift(sim: &mut Simulation, steps: usize) -> (f64, usize) {
 fn two_block_stack_stands_still() {
     let mut sim = load(
         "stack.ron",
-        &["bodies=[Rigid(name: \"a\", material: \"wood\", shape: Box(size: (0.1, 0.1, 0.1)), position: (0.0, 0.0, 0.05)), Rigid(name: \"b\", material: \"wood\", shape: Box(size: (0.1, 0.1, 0.1)), position: (0.02, 0.0, 0.15))]", "pipeline.solver=StaggeredProjections(samples: None)"],
+        &[
+            "bodies=[Rigid(name: \"a\", material: \"wood\", shape: Box(size: (0.1, 0.1, 0.1)), position: (0.0, 0.0, 0.05)), Rigid(name: \"b\", material: \"wood\", shape: Box(size: (0.1, 0.1, 0.1)), position: (0.02, 0.0, 0.15))]",
+            "pipeline.solver=StaggeredProjections(samples: None)",
+        ],
     );
     let (d, failed) = drift(&mut sim, 1000);
     assert_eq!(failed, 0, "every contact solve converges");
@@ -74,4 +77,35 @@ fn card_tent_stands_above_the_threshold_and_slides_apart_below() {
             assert!(d > 1e-4, "mu {mu}: the tent must slide apart, but moved only {d:e} m");
         }
     }
+}
+
+/// Case 11: the 4-level house of 26 cards (mu = 0.8, h = 1e-3, ~220 contacts) stands for 500
+/// steps. Block Gauss–Seidel with the exact local solver, warm-started, reaches 1e-5 at every
+/// step (measured: 9.6 sweeps on average, 1934 at most, ~10 ms per step). Staggered Projections
+/// with the exact cone also holds it but costs seconds per step at this size (see
+/// `card_house_staggered_projections`); the polyhedral PGS-LCP baseline fails its tolerance at
+/// every step (its box cone is not the Coulomb cone).
+#[test]
+fn card_house_stands_for_500_steps() {
+    let mut sim = load(
+        "card_house.ron",
+        &["pipeline.solver=GaussSeidel", "pipeline.tolerance=1e-5", "pipeline.max_iterations=5000"],
+    );
+    let (d, failed) = drift(&mut sim, 500);
+    assert_eq!(failed, 0, "every contact solve converges");
+    assert!(d < 1e-6, "the card house moved {d:e} m");
+}
+
+/// Case 11 with Staggered Projections (002's method, exact cone), as the issue states it, at
+/// 002's tolerance 1e-4 (measured: SP stalls near 2e-5 here, so 1e-6 is out of reach). Slow:
+/// ~7 s per step, about 1 h for the 500 steps on 2 cores. Run with
+/// `cargo test --release --test structures_rigid -- --ignored card_house_staggered_projections`.
+#[test]
+#[ignore]
+fn card_house_staggered_projections() {
+    let mut sim =
+        load("card_house.ron", &["pipeline.solver=StaggeredProjections(samples: None)", "pipeline.tolerance=1e-4"]);
+    let (d, failed) = drift(&mut sim, 500);
+    assert_eq!(failed, 0, "every contact solve converges");
+    assert!(d < 1e-6, "the card house moved {d:e} m");
 }
