@@ -32,7 +32,7 @@ fn drift(sim: &mut Simulation, steps: usize) -> (f64, usize) {
 #[test]
 fn two_block_stack_stands_still() {
     let mut sim = load(
-        "stack.ron",
+        "box_stack.ron",
         &[
             "bodies=[Rigid(name: \"a\", material: \"wood\", shape: Box(size: (0.1, 0.1, 0.1)), position: (0.0, 0.0, 0.05)), Rigid(name: \"b\", material: \"wood\", shape: Box(size: (0.1, 0.1, 0.1)), position: (0.02, 0.0, 0.15))]",
             "pipeline.solver=StaggeredProjections(samples: None)",
