@@ -18,9 +18,9 @@ impl Aabb {
     /// Smallest box holding `self` and `p`.
     #[inline]
     pub fn grow(&mut self, p: [f64; 3]) {
-        for k in 0..3 {
-            self.min[k] = self.min[k].min(p[k]);
-            self.max[k] = self.max[k].max(p[k]);
+        for (k, &c) in p.iter().enumerate() {
+            self.min[k] = self.min[k].min(c);
+            self.max[k] = self.max[k].max(c);
         }
     }
 

@@ -253,7 +253,7 @@ fn split(order: &mut [u32], depth: u32, boxes: &[Aabb], centroids: &[[f64; 3]]) 
         });
         mid
     };
-    if !(extent[axis] > 0.0) || depth >= SAH_MAX_DEPTH {
+    if extent[axis].is_nan() || extent[axis] <= 0.0 || depth >= SAH_MAX_DEPTH {
         return median(order);
     }
     let (lo, scale) = (cb.min[axis], BINS as f64 / extent[axis]);
@@ -448,8 +448,8 @@ mod tests {
         (0..n)
             .map(|i| {
                 let c = [uniform(seed), uniform(seed), uniform(seed)];
-                let size = if i % 17 == 0 { 0.3 } else { 0.03 };
-                let h = [0, 1, 2].map(|k| if i % 11 == 0 && k == 2 { 0.0 } else { size * uniform(seed) });
+                let size = if i.is_multiple_of(17) { 0.3 } else { 0.03 };
+                let h = [0, 1, 2].map(|k| if i.is_multiple_of(11) && k == 2 { 0.0 } else { size * uniform(seed) });
                 Aabb { min: [0, 1, 2].map(|k| c[k] - h[k]), max: [0, 1, 2].map(|k| c[k] + h[k]) }
             })
             .chain(std::iter::repeat_n(Aabb::from_point([0.5; 3]).inflated(0.01), 7))
@@ -470,9 +470,9 @@ mod tests {
 
     fn brute_cross(a: &[Aabb], b: &[Aabb]) -> Vec<(u32, u32)> {
         let mut p = Vec::new();
-        for i in 0..a.len() {
-            for j in 0..b.len() {
-                if a[i].overlaps(&b[j]) {
+        for (i, ba) in a.iter().enumerate() {
+            for (j, bb) in b.iter().enumerate() {
+                if ba.overlaps(bb) {
                     p.push((i as u32, j as u32));
                 }
             }

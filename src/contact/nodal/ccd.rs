@@ -6,10 +6,11 @@
 //! Subtract the mean displacement (distances only depend on relative motion), bound the speed at
 //! which the distance can shrink by `l_p = max |p_i| + max |p_j|` over the nodes of each side
 //! (every point of a primitive moves with a convex combination of its nodes' velocities), and
-//! advance time by `(1 − s)(d − ξ)/l_p` first and `0.9 (d − ξ)/l_p` afterwards: by the bound the
+//! advance time by `(d₀ − ξ − g)/l_p` first and `0.9 (d − ξ)/l_p` afterwards: by the bound the
 //! distance cannot reach the thickness ξ inside such a step. The pair is reported at the last
-//! verified time once the gap `d − ξ` falls below `s` times its initial value, and as "no
-//! impact" when the advancement passes the end of the step.
+//! verified time once the gap `d − ξ` falls below `g = min(s (d₀ − ξ), max_separation)` (Li et
+//! al. use `g = s (d₀ − ξ)`; the cap keeps impacts local, see [`CcdOptions::max_separation`]),
+//! and as "no impact" when the advancement passes the end of the step.
 //!
 //! # Why additive CCD rather than cubic roots
 //! - It needs only the distance functions of [`super::proximity`], and handles a thickness
@@ -23,7 +24,7 @@
 //!   which is what a step-fraction line search needs; an exact root would have to be backed off.
 //!
 //! Its cost grows when a pair moves fast relative to its gap while staying close (sliding
-//! contact): iterations are bounded by about `l_p / (0.9 s (d₀ − ξ))`. An iteration cap stops it
+//! contact): iterations are bounded by about `l_p / (0.9 g)`. An iteration cap stops it
 //! there and reports an impact at the last verified time, which is still safe.
 //!
 //! # Guarantee
@@ -34,7 +35,8 @@
 //! starts farther apart than its thickness; a pair that already starts inside its thickness
 //! (a resting contact left slightly penetrating by a solver) is checked against `ξ_eff = 0`
 //! instead, so CCD stops it from crossing without freezing it at time 0. At the reported time
-//! the gap `d − ξ_eff` is at least about `s (d₀ − ξ_eff)`, never zero.
+//! the gap `d − ξ_eff` is at least `g` (up to rounding), never zero; conversely an impact is only
+//! reported for a pair that comes within `ξ_eff + g` (so within `ξ + max_separation`).
 
 use super::proximity::{point_triangle_distance2, segment_segment};
 
@@ -44,6 +46,14 @@ pub struct CcdOptions {
     /// Fraction `s` of the initial gap that is kept at the reported time of impact. Li et al.
     /// use 0.1 to 0.2: smaller values let the step go closer to contact but take more iterations.
     pub min_separation: f64,
+    /// Upper bound (m) on the gap kept at a time of impact: the kept gap is
+    /// `min(s (d₀ − ξ), max_separation)`. Without it a pair far apart that merely comes within
+    /// `s` of its initial gap counts as an impact, which makes impacts non-local (two primitives
+    /// a metre apart that end 9 cm apart stop the step). With it, an impacting pair always
+    /// comes within `ξ + max_separation`, so a broad phase inflated by that much finds every
+    /// impact. Infinite (the default) is Li et al.'s plain relative rule; values that are not
+    /// positive are treated as infinite.
+    pub max_separation: f64,
     /// Advancement iterations after which the pair is reported at its last verified time.
     pub max_iterations: u32,
 }
@@ -52,7 +62,7 @@ impl Default for CcdOptions {
     fn default() -> Self {
         // 1000 iterations cover relative motions of about 100 initial gaps at s = 0.1 (see the
         // module docs); beyond that the pair is reported, which is safe.
-        CcdOptions { min_separation: 0.1, max_iterations: 1000 }
+        CcdOptions { min_separation: 0.1, max_separation: f64::INFINITY, max_iterations: 1000 }
     }
 }
 
@@ -78,7 +88,7 @@ fn additive_ccd(
     dist2: impl Fn(&[[f64; 3]; 4]) -> f64,
 ) -> Option<f64> {
     let finite = x0.iter().chain(x1).flatten().all(|c| c.is_finite());
-    if !finite || !(thickness >= 0.0) {
+    if !finite || thickness.is_nan() || thickness < 0.0 {
         // Nothing can be certified: report contact at the start.
         return Some(0.0);
     }
@@ -111,9 +121,12 @@ fn additive_ccd(
     // d − ξ written as (d² − ξ²)/(d + ξ): no cancellation when d is close to ξ.
     let gap = |dsq: f64| (dsq - xi * xi) / (dsq.sqrt() + xi);
     let s = opts.min_separation.clamp(f64::EPSILON, 1.0 - f64::EPSILON);
-    let g = s * gap(d0sq);
+    let cap = if opts.max_separation > 0.0 { opts.max_separation } else { f64::INFINITY };
+    let gap0 = gap(d0sq);
+    let g = (s * gap0).min(cap);
     let mut t = 0.0;
-    let mut step = (1.0 - s) * gap(d0sq) / lp;
+    // The bound keeps the gap above g over this first step.
+    let mut step = (gap0 - g) / lp;
     if step > 1.0 {
         return None;
     }
@@ -214,6 +227,21 @@ mod tests {
         let b = [[0.0, 0.0, -1.0], [1.0, 0.0, -1.0], [0.5, -0.5, 0.0], [0.5, 0.5, 0.0]];
         let t = edge_edge_toi(&a, &b, 0.0, &opts).unwrap();
         assert!(t < 0.5 && 1.0 - 2.0 * t >= 0.1 * (1.0 - 1e-12));
+    }
+
+    #[test]
+    fn max_separation_keeps_impacts_local() {
+        // From 1 m to 5 cm above the face: within s = 0.1 of the initial gap, far from contact.
+        let (a, b) = vt([0.2, 0.2, 1.0], [0.2, 0.2, 0.05]);
+        assert!(vertex_triangle_toi(&a, &b, 0.0, &CcdOptions::default()).is_some());
+        let capped = CcdOptions { max_separation: 0.01, ..CcdOptions::default() };
+        assert_eq!(vertex_triangle_toi(&a, &b, 0.0, &capped), None);
+        // Falling through: stopped with a gap between the cap and ten times it (the last
+        // advancement covers at most 90 % of the gap).
+        let (a, b) = vt([0.2, 0.2, 1.0], [0.2, 0.2, -1.0]);
+        let t = vertex_triangle_toi(&a, &b, 0.0, &capped).unwrap();
+        let z = 1.0 - 2.0 * t;
+        assert!((0.01 * (1.0 - 1e-12)..0.1).contains(&z), "z = {z}");
     }
 
     #[test]

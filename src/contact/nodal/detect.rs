@@ -6,22 +6,14 @@
 //! traversal (no candidate list is stored), and the results are sorted at the end, so the output
 //! is the same for any number of threads.
 //!
-//! # One contact per feature pair
-//! A contact is identified by the pair of closest features, vertex–face, edge–edge (both
-//! interiors), vertex–edge or vertex–vertex, and computed from that pair alone, with the rules
-//! of [`super::proximity`] for what counts as interior. A vertex near a cloth edge is seen by
-//! both triangles of the edge and by every edge around the vertex; all of them name the same
-//! vertex–edge pair, produce bit-identical records, and one is kept. Exclusions are applied to
-//! the primitive pair and again to the feature pair (a rod node counts as its incident edges).
+//! Contacts are generated and deduplicated as described in [`super::contacts`].
 
 use super::aabb::Aabb;
 use super::bvh::Bvh;
 use super::ccd::{CcdOptions, edge_edge_toi, vertex_triangle_toi};
+use super::contacts::{edge_edge_contact, pos, vertex_triangle_contact};
 use super::mesh::{ContactMesh, NodalError};
-use super::proximity::{
-    NodalContact, SNAP, TriangleFeature, closest_triangle_feature, point_segment, point_triangle_distance2,
-    segment_segment, segment_segment_contact_params,
-};
+use super::proximity::NodalContact;
 use rayon::prelude::*;
 
 /// The three primitive sets of a [`ContactMesh`].
@@ -88,16 +80,11 @@ impl Default for Detector {
     }
 }
 
-#[inline]
-fn pos(x: &[f64], n: usize) -> [f64; 3] {
-    [x[3 * n], x[3 * n + 1], x[3 * n + 2]]
-}
-
 fn check_margin(margin: f64) -> Result<(), NodalError> {
     if margin.is_finite() && margin >= 0.0 {
         Ok(())
     } else {
-        Err(NodalError::BadParameter { what: "margin", value: margin })
+        Err(NodalError::BadParameter { what: "margin", value: margin, allowed: "finite and non-negative" })
     }
 }
 
@@ -202,7 +189,11 @@ impl Detector {
     }
 
     /// Candidate pairs of the last [`Self::update`], exclusions applied.
-    pub fn candidates(&self, mesh: &ContactMesh) -> CandidatePairs {
+    pub fn candidates(&self, mesh: &ContactMesh) -> Result<CandidatePairs, NodalError> {
+        let counts = [mesh.vertex_count(), mesh.edge_count(), mesh.triangle_count()];
+        if self.built_for != Some(counts) {
+            return Err(NodalError::StaleTrees);
+        }
         let [tv, te, tt] = &self.trees;
         let mut vertex_triangle = tv.overlaps_with(tt, |v, t, out| {
             if !mesh.vertex_triangle_excluded(v, t) {
@@ -216,7 +207,7 @@ impl Detector {
         });
         vertex_triangle.par_sort_unstable();
         edge_edge.par_sort_unstable();
-        CandidatePairs { vertex_triangle, edge_edge }
+        Ok(CandidatePairs { vertex_triangle, edge_edge })
     }
 
     /// Every contact with `gap < margin` at positions `x`, one per feature pair, sorted by
@@ -231,9 +222,14 @@ impl Detector {
         Ok(contacts)
     }
 
-    /// CCD of every candidate pair over the straight motion `x0 → x1`: the global safe step
-    /// fraction and the impacting pairs. The contact distance of a pair is the sum of the two
-    /// primitives' radii.
+    /// CCD over the straight motion `x0 → x1`: the global safe step fraction and the impacting
+    /// pairs. The contact distance of a pair is the sum of the two primitives' radii.
+    ///
+    /// With a finite [`CcdOptions::max_separation`] the boxes are inflated by it, and the impacts
+    /// are exactly those of a loop over all non-excluded primitive pairs. With an infinite one
+    /// only pairs that can come within their contact distance are checked; the others cannot
+    /// collide, so the step fraction is just as safe, but a pair that merely approaches within
+    /// `s` of its initial gap is reported only if it is among them.
     pub fn ccd(
         &mut self,
         mesh: &ContactMesh,
@@ -241,7 +237,18 @@ impl Detector {
         x1: &[f64],
         opts: &CcdOptions,
     ) -> Result<CcdReport, NodalError> {
-        self.update(mesh, x0, x1, 0.0)?;
+        let inflation = match opts.max_separation {
+            m if m.is_finite() && m > 0.0 => m,
+            m if m == f64::INFINITY => 0.0,
+            m => {
+                return Err(NodalError::BadParameter {
+                    what: "max_separation",
+                    value: m,
+                    allowed: "positive (or infinite)",
+                });
+            }
+        };
+        self.update(mesh, x0, x1, inflation)?;
         let [tv, te, tt] = &self.trees;
         let mut impacts = tv.overlaps_with(tt, |v, t, out| {
             if mesh.vertex_triangle_excluded(v, t) {
@@ -279,132 +286,13 @@ pub fn global_toi(mesh: &ContactMesh, x0: &[f64], x1: &[f64], opts: &CcdOptions)
     Detector::new().ccd(mesh, x0, x1, opts)
 }
 
-/// Contact of vertex `v` and edge `e` at positions `x`, placed canonically on the edge (its
-/// vertex–vertex form when the closest point is an end), if not excluded and within `margin`.
-fn vertex_edge_contact(mesh: &ContactMesh, x: &[f64], v: u32, e: u32, margin: f64, out: &mut Vec<NodalContact>) {
-    let node = mesh.vertex_node[v as usize];
-    let en = mesh.edges[e as usize];
-    let (xv, pe) = (pos(x, node), en.map(|n| pos(x, n)));
-    let (t, _) = point_segment(xv, pe[0], pe[1]);
-    if t <= SNAP || t >= 1.0 - SNAP {
-        let w = en[(t >= 1.0 - SNAP) as usize];
-        if let Some(w) = mesh.node_vertex(w) {
-            vertex_vertex_contact(mesh, x, v, w, margin, out);
-        }
-        return;
-    }
-    if mesh.vertex_edge_excluded(v, e) {
-        return;
-    }
-    let thickness = mesh.vertex_radius[v as usize] + mesh.edge_radius[e as usize];
-    let c = NodalContact::vertex_edge(node, (e as usize, en), xv, pe, t, thickness);
-    if c.gap < margin {
-        out.push(c);
-    }
-}
-
-/// Contact of vertices `v` and `w` (either order) if not excluded and within `margin`.
-fn vertex_vertex_contact(mesh: &ContactMesh, x: &[f64], v: u32, w: u32, margin: f64, out: &mut Vec<NodalContact>) {
-    if mesh.vertex_vertex_excluded(v, w) {
-        return;
-    }
-    let (a, b) = (mesh.vertex_node[v as usize], mesh.vertex_node[w as usize]);
-    let (a, b) = (a.min(b), a.max(b));
-    let thickness = mesh.vertex_radius[v as usize] + mesh.vertex_radius[w as usize];
-    let c = NodalContact::vertex_vertex(a, b, pos(x, a), pos(x, b), thickness);
-    if c.gap < margin {
-        out.push(c);
-    }
-}
-
-fn vertex_triangle_contact(mesh: &ContactMesh, x: &[f64], v: u32, t: u32, margin: f64, out: &mut Vec<NodalContact>) {
-    if mesh.vertex_triangle_excluded(v, t) {
-        return;
-    }
-    let node = mesh.vertex_node[v as usize];
-    let tri = mesh.triangles[t as usize];
-    let (xv, pt) = (pos(x, node), tri.map(|n| pos(x, n)));
-    // Nothing reported from this pair can be closer than the point–triangle distance, and no
-    // feature radius exceeds the bound.
-    let reach = mesh.vertex_radius[v as usize] + mesh.triangle_bound[t as usize] + margin;
-    if point_triangle_distance2(xv, &pt) >= reach * reach {
-        return;
-    }
-    match closest_triangle_feature(xv, &pt) {
-        TriangleFeature::Face(w) => {
-            let thickness = mesh.vertex_radius[v as usize] + mesh.triangle_radius[t as usize];
-            let c = NodalContact::vertex_face(node, (t as usize, tri), xv, &pt, w, thickness);
-            if c.gap < margin {
-                out.push(c);
-            }
-        }
-        TriangleFeature::Edge(k, _) => {
-            vertex_edge_contact(mesh, x, v, mesh.triangle_edges[t as usize][k], margin, out);
-        }
-        TriangleFeature::Vertex(k) => {
-            if let Some(w) = mesh.node_vertex(tri[k]) {
-                vertex_vertex_contact(mesh, x, v, w, margin, out);
-            }
-        }
-    }
-}
-
-/// Contact of edges `a < b`, or of the vertex–edge / vertex–vertex pair their closest points
-/// reduce to.
-fn edge_edge_contact(mesh: &ContactMesh, x: &[f64], a: u32, b: u32, margin: f64, out: &mut Vec<NodalContact>) {
-    if mesh.edge_edge_excluded(a, b) {
-        return;
-    }
-    let (ea, eb) = (mesh.edges[a as usize], mesh.edges[b as usize]);
-    let (pa, pb) = (ea.map(|n| pos(x, n)), eb.map(|n| pos(x, n)));
-    let reach = mesh.edge_bound[a as usize] + mesh.edge_bound[b as usize] + margin;
-    let (s, t, d2) = segment_segment(pa[0], pa[1], pb[0], pb[1]);
-    if d2 >= reach * reach {
-        return;
-    }
-    let (s, t) = segment_segment_contact_params(pa[0], pa[1], pb[0], pb[1], (s, t));
-    // Which end, if any, each parameter sits at.
-    let end = |u: f64| {
-        if u <= SNAP {
-            Some(0)
-        } else if u >= 1.0 - SNAP {
-            Some(1)
-        } else {
-            None
-        }
-    };
-    let vertex = |n: usize| mesh.node_vertex(n);
-    match (end(s), end(t)) {
-        (None, None) => {
-            let thickness = mesh.edge_radius[a as usize] + mesh.edge_radius[b as usize];
-            let c = NodalContact::edge_edge((a as usize, ea), (b as usize, eb), pa, pb, (s, t), thickness);
-            if c.gap < margin {
-                out.push(c);
-            }
-        }
-        (Some(i), None) => {
-            if let Some(v) = vertex(ea[i]) {
-                vertex_edge_contact(mesh, x, v, b, margin, out);
-            }
-        }
-        (None, Some(j)) => {
-            if let Some(v) = vertex(eb[j]) {
-                vertex_edge_contact(mesh, x, v, a, margin, out);
-            }
-        }
-        (Some(i), Some(j)) => {
-            if let (Some(v), Some(w)) = (vertex(ea[i]), vertex(eb[j])) {
-                vertex_vertex_contact(mesh, x, v, w, margin, out);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::contact::nodal::mesh::ContactMeshBuilder;
-    use crate::contact::nodal::proximity::ContactKind;
+    use crate::contact::nodal::proximity::{
+        ContactKind, TriangleFeature, closest_triangle_feature, point_triangle_distance2, segment_segment,
+    };
     use crate::contact::vec3::{dot, scale, sub};
 
     fn uniform(seed: &mut u64) -> f64 {
@@ -487,9 +375,8 @@ mod tests {
             let contacts = Detector::new().proximity(&mesh, &x, margin).unwrap();
             assert_eq!(contacts, brute_force(&mesh, &x, margin));
             assert!(contacts.len() > 100, "{} contacts", contacts.len());
-            for kind in
-                [ContactKind::VertexFace, ContactKind::EdgeEdge, ContactKind::VertexEdge, ContactKind::VertexVertex]
-            {
+            // (Vertex-vertex contacts need two vertices that are each locally closest: rare.)
+            for kind in [ContactKind::VertexFace, ContactKind::EdgeEdge, ContactKind::VertexEdge] {
                 assert!(contacts.iter().any(|c| c.kind == kind), "no {kind:?} contact in the scene");
             }
             // Geometry: unit normal along the relative position, weights summing to zero.
@@ -501,140 +388,77 @@ mod tests {
                 assert!(c.weights.iter().sum::<f64>().abs() < 1e-15);
                 assert!(c.gap < margin && along >= 0.0);
             }
-            // Completeness, independently of the narrow phase's classification: every close
-            // primitive pair not on one rod has a contact between its nodes at most as far.
-            let near = |nodes_a: &[usize], nodes_b: &[usize], bound: f64| {
-                contacts.iter().any(|c| {
-                    let n = &c.nodes[..c.kind.node_count()];
-                    n.iter().any(|k| nodes_a.contains(k))
-                        && n.iter().any(|k| nodes_b.contains(k))
-                        && c.gap <= bound + 1e-12
-                })
+            // Vertex-face contacts are never dominated: every vertex over the interior of a
+            // triangle within the margin has one, with the point-triangle gap.
+            for v in 0..mesh.vertex_count() as u32 {
+                for t in 0..mesh.triangle_count() as u32 {
+                    let tri = mesh.triangle(t);
+                    let (xv, pt) = (pos(&x, mesh.vertex(v)), tri.map(|n| pos(&x, n)));
+                    let gap =
+                        point_triangle_distance2(xv, &pt).sqrt() - mesh.vertex_radius(v) - mesh.triangle_radius(t);
+                    if !mesh.vertex_triangle_excluded(v, t)
+                        && gap < margin
+                        && matches!(closest_triangle_feature(xv, &pt), TriangleFeature::Face(_))
+                    {
+                        let c = contacts
+                            .iter()
+                            .find(|c| c.key() == (ContactKind::VertexFace, [mesh.vertex(v), t as usize]));
+                        assert!(c.is_some_and(|c| (c.gap - gap).abs() < 1e-12), "vertex {v} / triangle {t}");
+                    }
+                }
+            }
+            // Completeness, independently of the narrow phase: for every pair of objects (and
+            // every object with itself), the smallest gap over all non-excluded primitive pairs
+            // is the smallest gap among the reported contacts (the closest pair is never
+            // dominated). Radii are uniform per rod and per sheet, so feature and primitive
+            // thicknesses agree.
+            let object = |n: usize| {
+                if n < 121 {
+                    0
+                } else if n < 242 {
+                    1
+                } else {
+                    2
+                }
+            };
+            let pair = |a: usize, b: usize| (object(a).min(object(b)), object(a).max(object(b)));
+            let mut brute_min = std::collections::BTreeMap::new();
+            let mut note = |key, gap: f64| {
+                if gap < margin {
+                    let m = brute_min.entry(key).or_insert(f64::INFINITY);
+                    *m = f64::min(*m, gap);
+                }
             };
             for v in 0..mesh.vertex_count() as u32 {
                 for t in 0..mesh.triangle_count() as u32 {
                     let tri = mesh.triangle(t);
                     let d = point_triangle_distance2(pos(&x, mesh.vertex(v)), &tri.map(|n| pos(&x, n))).sqrt();
-                    let gap = d - mesh.vertex_radius(v) - mesh.triangle_radius(t);
-                    if !mesh.vertex_triangle_excluded(v, t) && gap < margin {
-                        assert!(near(&[mesh.vertex(v)], &tri, gap), "vertex {v} / triangle {t}: gap {gap}");
+                    if !mesh.vertex_triangle_excluded(v, t) {
+                        note(pair(mesh.vertex(v), tri[0]), d - mesh.vertex_radius(v) - mesh.triangle_radius(t));
                     }
                 }
             }
             for a in 0..mesh.edge_count() as u32 {
                 for b in a + 1..mesh.edge_count() as u32 {
                     let (ea, eb) = (mesh.edge(a), mesh.edge(b));
-                    let on_rod = |e: [usize; 2]| e[0] >= 2 * 121;
                     let d = segment_segment(pos(&x, ea[0]), pos(&x, ea[1]), pos(&x, eb[0]), pos(&x, eb[1])).2.sqrt();
-                    let gap = d - mesh.edge_radius(a) - mesh.edge_radius(b);
-                    if !mesh.edge_edge_excluded(a, b) && gap < margin && !(on_rod(ea) && on_rod(eb)) {
-                        assert!(near(&ea, &eb, gap), "edges {a} / {b}: gap {gap}");
+                    if !mesh.edge_edge_excluded(a, b) {
+                        note(pair(ea[0], eb[0]), d - mesh.edge_radius(a) - mesh.edge_radius(b));
                     }
                 }
             }
+            let mut reported_min = std::collections::BTreeMap::new();
+            for c in &contacts {
+                let other = if c.kind == ContactKind::EdgeEdge { c.nodes[2] } else { c.nodes[1] };
+                let m = reported_min.entry(pair(c.nodes[0], other)).or_insert(f64::INFINITY);
+                *m = f64::min(*m, c.gap);
+            }
+            assert_eq!(brute_min.len(), 5, "every object pair but the second sheet with itself is in contact");
+            assert_eq!(brute_min.keys().collect::<Vec<_>>(), reported_min.keys().collect::<Vec<_>>());
+            for (k, g) in &brute_min {
+                assert!((reported_min[k] - g).abs() < 1e-12, "objects {k:?}: {} vs {g}", reported_min[k]);
+            }
         }
-    }
-
-    fn square_cloth() -> (ContactMeshBuilder, Vec<f64>) {
-        let mut b = ContactMeshBuilder::new();
-        let o = b.add_object(true);
-        // Two triangles sharing the diagonal 0-2.
-        b.add_surface(o, &[[0, 1, 2], [0, 2, 3]], 0.01).unwrap();
-        (b, vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0])
-    }
-
-    #[test]
-    fn one_contact_per_feature_pair() {
-        let margin = 0.01;
-        let single = |b: ContactMeshBuilder, x: &[f64]| {
-            let mesh = b.build().unwrap();
-            let c = Detector::new().proximity(&mesh, x, margin).unwrap();
-            assert_eq!(c.len(), 1, "{c:#?}");
-            c[0]
-        };
-        // A rod ending just above the middle of the shared diagonal: seen by both triangles and
-        // by the rod's edge against the diagonal, reported once as vertex-edge.
-        let (mut b, mut x) = square_cloth();
-        let rod = b.add_object(true);
-        b.add_rod(rod, &[4, 5], 0.01).unwrap();
-        x.extend([0.5, 0.5, 0.015, 0.5, 0.5, 1.0]);
-        let c = single(b, &x);
-        assert_eq!((c.kind, c.nodes, c.weights), (ContactKind::VertexEdge, [4, 2, 0, 4], [1.0, -0.5, -0.5, 0.0]));
-        assert!((c.gap + 0.005).abs() < 1e-15 && c.normal == [0.0, 0.0, 1.0]);
-        // Just above a corner shared by both triangles: vertex-vertex, normal from the higher
-        // node (the rod's) to the lower.
-        let (mut b, mut x) = square_cloth();
-        let rod = b.add_object(true);
-        b.add_rod(rod, &[4, 5], 0.01).unwrap();
-        x.extend([0.0, 0.0, 0.015, -0.2, -0.3, 1.0]);
-        let c = single(b, &x);
-        assert_eq!(
-            (c.kind, c.nodes[..2].to_vec(), c.normal),
-            (ContactKind::VertexVertex, vec![0, 4], [0.0, 0.0, -1.0])
-        );
-        // Inside a face: vertex-face with the barycentric weights.
-        let (mut b, mut x) = square_cloth();
-        let rod = b.add_object(true);
-        b.add_rod(rod, &[4, 5], 0.01).unwrap();
-        x.extend([0.75, 0.25, 0.012, 0.75, 0.25, 1.0]);
-        let c = single(b, &x);
-        assert_eq!((c.kind, c.nodes), (ContactKind::VertexFace, [4, 0, 1, 2]));
-        assert!((c.weights[1] + 0.25).abs() < 1e-15 && (c.weights[2] + 0.5).abs() < 1e-15);
-        // Two rods crossing between nodes: one edge-edge contact; across a node of one rod: one
-        // vertex-edge contact (seen from both segments around the node).
-        let crossing = |y_node: f64| {
-            let mut b = ContactMeshBuilder::new();
-            let o = b.add_object(true);
-            b.add_rod(o, &[0, 1, 2], 0.01).unwrap();
-            b.add_rod(o, &[3, 4, 5], 0.01).unwrap();
-            let x = vec![
-                -1.0, 0.0, 0.0, 0.0, y_node, 0.0, 1.0, 0.0, 0.0, 0.3, -1.0, 0.015, 0.3, 0.4, 0.015, 0.3, 1.0, 0.015,
-            ];
-            single(b, &x)
-        };
-        let c = crossing(0.0);
-        assert!(c.kind == ContactKind::EdgeEdge && c.nodes == [1, 2, 3, 4] && c.normal == [0.0, 0.0, -1.0], "{c:?}");
-        let mut b = ContactMeshBuilder::new();
-        let o = b.add_object(true);
-        b.add_rod(o, &[0, 1, 2], 0.01).unwrap();
-        b.add_rod(o, &[3, 4, 5], 0.01).unwrap();
-        let x = vec![-1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, -1.0, 0.015, 0.0, 0.5, 0.015, 0.0, 1.0, 0.015];
-        let c = single(b, &x);
-        assert_eq!((c.kind, c.nodes), (ContactKind::VertexEdge, [1, 3, 4, 1]));
-    }
-
-    #[test]
-    fn exclusions_remove_adjacent_contacts() {
-        // A rod folded into a hairpin: with span 1 the two arms (three edges apart) touch; the
-        // edges around the fold do not, although their ends are closer than the radius.
-        let mut b = ContactMeshBuilder::new();
-        let o = b.add_object(true);
-        b.add_rod(o, &[0, 1, 2, 3, 4, 5], 0.02).unwrap();
-        let x = vec![0.0, 0.0, 0.0, 0.1, 0.0, 0.0, 0.2, 0.0, 0.0, 0.2, 0.03, 0.0, 0.1, 0.03, 0.0, 0.0, 0.03, 0.0];
-        let mesh = b.build().unwrap();
-        let c = Detector::new().proximity(&mesh, &x, 0.0).unwrap();
-        let found: Vec<(ContactKind, Vec<usize>)> =
-            c.iter().map(|c| (c.kind, c.nodes[..c.kind.node_count()].to_vec())).collect();
-        // The arms along their length (edges 0/4 and 1/3, and nodes 1/4 where they meet end to
-        // end); nothing between the fold edge 2-3 and its neighbours, although node 2 is 0.03
-        // from edge 3-4 and node 3 is 0.03 from edge 1-2.
-        let expected = [
-            (ContactKind::EdgeEdge, vec![0, 1, 4, 5]),
-            (ContactKind::EdgeEdge, vec![1, 2, 3, 4]),
-            (ContactKind::VertexVertex, vec![1, 4]),
-        ];
-        assert_eq!(found, expected);
-        // Span 2 also drops the pairs two edges apart (edges 1/3 and nodes 1/4).
-        let mut b = ContactMeshBuilder::new().rod_exclusion_span(2);
-        let o = b.add_object(true);
-        b.add_rod(o, &[0, 1, 2, 3, 4, 5], 0.02).unwrap();
-        let c = Detector::new().proximity(&b.build().unwrap(), &x, 0.0).unwrap();
-        assert_eq!((c.len(), c[0].kind, c[0].nodes), (1, ContactKind::EdgeEdge, [0, 1, 4, 5]));
-        // With self-contact off there is nothing.
-        let mut b = ContactMeshBuilder::new();
-        let o = b.add_object(false);
-        b.add_rod(o, &[0, 1, 2, 3, 4, 5], 0.02).unwrap();
-        assert!(Detector::new().proximity(&b.build().unwrap(), &x, 0.0).unwrap().is_empty());
     }
 
     #[test]
@@ -642,7 +466,11 @@ mod tests {
         let mut seed = 9;
         let (mesh, x) = scene(&mut seed);
         let mut d = Detector::new();
+        assert_eq!(d.candidates(&mesh), Err(NodalError::StaleTrees));
         let c0 = d.proximity(&mesh, &x, 0.01).unwrap();
+        let cand = d.candidates(&mesh).unwrap();
+        assert!(cand.vertex_triangle.len() > 100 && cand.edge_edge.len() > 100);
+        assert!(cand.edge_edge.iter().all(|&(a, b)| a < b && !mesh.edge_edge_excluded(a, b)));
         assert_eq!(d.counters(), (3, 0));
         let shifted: Vec<f64> = x.iter().map(|v| v + 1e-4).collect();
         let c1 = d.proximity(&mesh, &shifted, 0.01).unwrap();
@@ -655,6 +483,9 @@ mod tests {
         assert_eq!(c2, brute_force(&mesh, &scrambled, 0.01));
         assert!(matches!(d.proximity(&mesh, &x[..30], 0.01), Err(NodalError::PositionsTooShort { .. })));
         assert!(matches!(d.proximity(&mesh, &x, -1.0), Err(NodalError::BadParameter { .. })));
+        let capped = |m| CcdOptions { max_separation: m, ..CcdOptions::default() };
+        assert!(matches!(d.ccd(&mesh, &x, &x, &capped(0.0)), Err(NodalError::BadParameter { .. })));
+        assert!(d.ccd(&mesh, &x, &x, &capped(1e-3)).unwrap().impacts.is_empty(), "no motion, no impact");
         let mut bad = x.clone();
         bad[7] = f64::NAN;
         assert!(matches!(d.ccd(&mesh, &x, &bad, &CcdOptions::default()), Err(NodalError::NonFinitePosition { .. })));

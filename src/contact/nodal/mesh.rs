@@ -52,8 +52,10 @@ pub enum NodalError {
     LengthMismatch { start: usize, end: usize },
     #[error("position of node {node} is not finite: {value:?}")]
     NonFinitePosition { node: usize, value: [f64; 3] },
-    #[error("{what} is {value}; it must be finite and non-negative")]
-    BadParameter { what: &'static str, value: f64 },
+    #[error("the detector's trees were not built for this mesh; call Detector::update first")]
+    StaleTrees,
+    #[error("{what} is {value}; it must be {allowed}")]
+    BadParameter { what: &'static str, value: f64, allowed: &'static str },
 }
 
 /// Where a primitive sits on a rod: the rod index and the range `[lo, hi]` of edge positions it
@@ -101,6 +103,43 @@ pub struct ContactMesh {
     pub(crate) triangle_bound: Vec<f64>,
     pub(crate) triangle_edges: Vec<[u32; 3]>,
     triangle_object: Vec<ObjectId>,
+    /// Edges around each vertex.
+    vertex_edges: Adjacency,
+    /// Triangles around each vertex.
+    vertex_triangles: Adjacency,
+    /// Triangles on each edge.
+    edge_triangles: Adjacency,
+}
+
+/// Compressed lists: the items of entry `i` are `items[offsets[i]..offsets[i + 1]]`.
+#[derive(Debug, Clone, Default)]
+struct Adjacency {
+    offsets: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Adjacency {
+    /// From `(entry, item)` pairs; items keep their order of appearance within an entry.
+    fn new(entries: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Adjacency {
+        let mut offsets = vec![0u32; entries + 1];
+        for (e, _) in pairs.clone() {
+            offsets[e as usize + 1] += 1;
+        }
+        for i in 0..entries {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut fill = offsets.clone();
+        let mut items = vec![0u32; offsets[entries] as usize];
+        for (e, item) in pairs {
+            items[fill[e as usize] as usize] = item;
+            fill[e as usize] += 1;
+        }
+        Adjacency { offsets, items }
+    }
+
+    fn get(&self, i: u32) -> &[u32] {
+        &self.items[self.offsets[i as usize] as usize..self.offsets[i as usize + 1] as usize]
+    }
 }
 
 /// Collects objects, surfaces and rods, then checks and indexes them in [`Self::build`].
@@ -291,7 +330,22 @@ impl ContactMeshBuilder {
         let edge_bound = edges.iter().map(|e| vr(e[0]).max(vr(e[1]))).collect();
         let triangle_bound = self.triangles.iter().map(|(t, _, _)| vr(t[0]).max(vr(t[1])).max(vr(t[2]))).collect();
 
+        let nv = vertex_node.len();
+        let vertex_edges =
+            Adjacency::new(nv, edges.iter().enumerate().flat_map(|(e, n)| n.map(|n| (node_vertex[n], e as u32))));
+        let vertex_triangles = Adjacency::new(
+            nv,
+            self.triangles.iter().enumerate().flat_map(|(t, (n, _, _))| n.map(|n| (node_vertex[n], t as u32))),
+        );
+        let edge_triangles = Adjacency::new(
+            edges.len(),
+            triangle_edges.iter().enumerate().flat_map(|(t, es)| es.map(|e| (e, t as u32))),
+        );
+
         Ok(ContactMesh {
+            vertex_edges,
+            vertex_triangles,
+            edge_triangles,
             objects: self.objects,
             chains,
             rod_span: self.rod_span,
@@ -390,6 +444,19 @@ impl ContactMesh {
             || self.chain_excluded(self.edge_chain[a], self.edge_chain[b])
     }
 
+    /// Edges having vertex `v` as an end.
+    pub fn vertex_edges(&self, v: u32) -> &[u32] {
+        self.vertex_edges.get(v)
+    }
+    /// Triangles having vertex `v` as a corner.
+    pub fn vertex_triangles(&self, v: u32) -> &[u32] {
+        self.vertex_triangles.get(v)
+    }
+    /// Triangles having edge `e` as a side.
+    pub fn edge_triangles(&self, e: u32) -> &[u32] {
+        self.edge_triangles.get(e)
+    }
+
     /// Is vertex `v` against edge `e` excluded (contacts reported between those features)?
     pub fn vertex_edge_excluded(&self, v: u32, e: u32) -> bool {
         let (v, e) = (v as usize, e as usize);
@@ -450,8 +517,17 @@ mod tests {
         let v = m.node_vertex(12).unwrap();
         assert_eq!(m.vertex_radius(v), 5e-5);
         assert_eq!(m.triangle_edges[1], [edge_id(&m, 2, 1), edge_id(&m, 1, 3), edge_id(&m, 3, 2)]);
-        // The shared side is one edge.
+        // The shared side is one edge, on both triangles.
         assert_eq!(m.triangle_edges[0][1], m.triangle_edges[1][0]);
+        assert_eq!(m.edge_triangles(edge_id(&m, 1, 2)), &[0, 1]);
+        assert_eq!(m.edge_triangles(edge_id(&m, 0, 1)), &[0]);
+        assert!(m.edge_triangles(edge_id(&m, 11, 12)).is_empty());
+        let v1 = m.node_vertex(1).unwrap();
+        assert_eq!(m.vertex_triangles(v1), &[0, 1]);
+        let mut around: Vec<[usize; 2]> = m.vertex_edges(v1).iter().map(|&e| m.edge(e)).collect();
+        around.sort();
+        assert_eq!(around, [[0, 1], [1, 2], [1, 3]].map(|e| m.edge(edge_id(&m, e[0], e[1]))));
+        assert_eq!(m.vertex_edges(m.node_vertex(12).unwrap()).len(), 2);
     }
 
     #[test]

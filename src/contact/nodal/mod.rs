@@ -9,6 +9,8 @@
 //!   tree-vs-tree overlap queries.
 //! - [`proximity`]: point–triangle and segment–segment distances, closest features and the
 //!   contact record.
+//! - [`contacts`]: from a primitive pair to at most one canonical contact, and the rules that
+//!   keep one physical contact from being reported twice.
 //! - [`ccd`]: additive CCD of vertex–triangle and edge–edge pairs.
 //! - [`detect`]: [`Detector`], which ties them together: proximity contacts at given positions
 //!   (one per feature pair), and the global time of impact of a step with its impacting pairs.
@@ -20,6 +22,7 @@
 pub mod aabb;
 pub mod bvh;
 pub mod ccd;
+pub mod contacts;
 pub mod detect;
 pub mod mesh;
 pub mod proximity;

@@ -402,7 +402,9 @@ mod tests {
     #[test]
     fn parallel_collinear_and_degenerate_segments() {
         let (o, x) = ([0.0; 3], [1.0, 0.0, 0.0]);
-        let cases: &[([f64; 3], [f64; 3], f64, Option<(f64, f64)>)] = &[
+        // (second segment's ends, distance, contact parameters)
+        type Case = ([f64; 3], [f64; 3], f64, Option<(f64, f64)>);
+        let cases: &[Case] = &[
             // Parallel, overlapping [0.5, 1]: contact in the middle of the overlap.
             ([0.5, 0.3, 0.0], [2.0, 0.3, 0.0], 0.3, Some((0.75, 0.25 / 1.5))),
             // Anti-parallel, same overlap.
