@@ -84,7 +84,7 @@ fn report(s: &Scene) {
     println!(
         "{}: {} vertices, {} edges, {} triangles; proximity (first call, with builds) {:.1} ms: \
          {} vertex-triangle + {} edge-edge candidates -> {} contacts (VF {}, EE {}, VE {}, VV {}); \
-         CCD (refit) {:.1} ms: {} impacts, global toi {:.4}",
+         CCD (refit) {:.1} ms: {} impacts, global toi {:.3e}",
         s.name,
         m.vertex_count(),
         m.edge_count(),

@@ -281,6 +281,33 @@ impl Detector {
     }
 }
 
+/// Contacts of impacting pairs at positions `x` (for instance the start of the step), built as
+/// [`Detector::proximity`] builds them (one per feature pair, dominance applied) but only for
+/// these primitive pairs and with gaps below `margin` (which may be infinite): what a solver
+/// appends to its contact set after a CCD pass. The impacts must come from this mesh (their
+/// primitive indices are used as they are).
+pub fn impact_contacts(
+    mesh: &ContactMesh,
+    x: &[f64],
+    impacts: &[Impact],
+    margin: f64,
+) -> Result<Vec<NodalContact>, NodalError> {
+    if margin.is_nan() || margin < 0.0 {
+        return Err(NodalError::BadParameter { what: "margin", value: margin, allowed: "non-negative" });
+    }
+    mesh.check_positions(x)?;
+    let mut out = Vec::with_capacity(impacts.len());
+    for i in impacts {
+        match i.kind {
+            PairKind::VertexTriangle => vertex_triangle_contact(mesh, x, i.first, i.second, margin, &mut out),
+            PairKind::EdgeEdge => edge_edge_contact(mesh, x, i.first, i.second, margin, &mut out),
+        }
+    }
+    out.sort_unstable_by_key(NodalContact::key);
+    out.dedup_by_key(|c| c.key());
+    Ok(out)
+}
+
 /// Global time of impact and impacting pairs of the motion `x0 → x1` with a one-off detector.
 pub fn global_toi(mesh: &ContactMesh, x0: &[f64], x1: &[f64], opts: &CcdOptions) -> Result<CcdReport, NodalError> {
     Detector::new().ccd(mesh, x0, x1, opts)
@@ -483,6 +510,16 @@ mod tests {
         assert_eq!(c2, brute_force(&mesh, &scrambled, 0.01));
         assert!(matches!(d.proximity(&mesh, &x[..30], 0.01), Err(NodalError::PositionsTooShort { .. })));
         assert!(matches!(d.proximity(&mesh, &x, -1.0), Err(NodalError::BadParameter { .. })));
+        // A sheet-sized step down for every rod node: impacts, and contacts for them at the start.
+        let falling: Vec<f64> =
+            x.iter().enumerate().map(|(i, v)| if i >= 3 * 242 && i % 3 == 2 { v - 0.2 } else { *v }).collect();
+        let report = d.ccd(&mesh, &x, &falling, &CcdOptions::default()).unwrap();
+        assert!(!report.impacts.is_empty() && report.toi < 1.0);
+        let appended = impact_contacts(&mesh, &x, &report.impacts, f64::INFINITY).unwrap();
+        assert!(appended.len() >= report.impacts.len() / 10 && appended.windows(2).all(|w| w[0].key() < w[1].key()));
+        let within = impact_contacts(&mesh, &x, &report.impacts, 0.01).unwrap();
+        assert!(within.iter().all(|c| c.gap < 0.01 && appended.contains(c)));
+        assert!(impact_contacts(&mesh, &x, &report.impacts, -1.0).is_err());
         let capped = |m| CcdOptions { max_separation: m, ..CcdOptions::default() };
         assert!(matches!(d.ccd(&mesh, &x, &x, &capped(0.0)), Err(NodalError::BadParameter { .. })));
         assert!(d.ccd(&mesh, &x, &x, &capped(1e-3)).unwrap().impacts.is_empty(), "no motion, no impact");

@@ -368,6 +368,8 @@ impl ContactMeshBuilder {
     }
 }
 
+/// Accessors take primitive indices below the matching count and panic otherwise, like slice
+/// indexing.
 impl ContactMesh {
     /// One past the highest node index used: positions need at least `3 * node_count()` values.
     pub fn node_count(&self) -> usize {

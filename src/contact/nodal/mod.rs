@@ -17,7 +17,8 @@
 //!
 //! Typical use in a step: `detector.proximity(&mesh, &q0, margin)` for the contacts at the start
 //! of the step, then `detector.ccd(&mesh, &q0, &q1, &opts)` whenever a candidate end state `q1`
-//! needs checking (refits the same trees; cheap to repeat inside a solver loop).
+//! needs checking (refits the same trees; cheap to repeat inside a solver loop), and
+//! [`impact_contacts`] to turn its impacts into contacts to append.
 
 pub mod aabb;
 pub mod bvh;
@@ -30,6 +31,8 @@ pub mod proximity;
 pub use aabb::Aabb;
 pub use bvh::Bvh;
 pub use ccd::{CcdOptions, edge_edge_toi, vertex_triangle_toi};
-pub use detect::{CandidatePairs, CcdReport, Detector, Impact, PairKind, PrimitiveKind, global_toi, primitive_boxes};
+pub use detect::{
+    CandidatePairs, CcdReport, Detector, Impact, PairKind, PrimitiveKind, global_toi, impact_contacts, primitive_boxes,
+};
 pub use mesh::{ContactMesh, ContactMeshBuilder, NodalError, ObjectId};
 pub use proximity::{ContactKind, NodalContact};

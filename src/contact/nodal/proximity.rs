@@ -54,7 +54,8 @@ pub struct NodalContact {
 }
 
 impl NodalContact {
-    /// `Σ w_i x_i` at positions `x` (node `i` at `x[3 i..]`).
+    /// `Σ w_i x_i` at positions `x` (node `i` at `x[3 i..]`). Panics if `x` does not hold the
+    /// contact's nodes.
     pub fn relative_position(&self, x: &[f64]) -> [f64; 3] {
         let mut p = [0.0; 3];
         for (&n, &w) in self.nodes.iter().zip(&self.weights) {
@@ -108,19 +109,39 @@ pub fn point_segment(x: [f64; 3], a: [f64; 3], b: [f64; 3]) -> (f64, f64) {
     (t, norm2(sub(x, lerp(a, b, t))))
 }
 
+/// Squared sine of the angle above which two segments are well conditioned for the closed-form
+/// closest points: the stationary point's parameters carry a relative error of about ε/sin²,
+/// at most 2e-10 here, which changes the distance only in second order.
+const WELL_CONDITIONED_SIN2: f64 = 1e-6;
+
 /// Exact closest points `(s, t)` of segments `[p0, p1]` and `[q0, q1]` and the squared distance.
 ///
-/// The minimum of the convex quadratic over the unit square is either its interior stationary
-/// point or on the square's boundary, where it is one of four point–segment problems. All five
-/// candidates are evaluated from actual points and the smallest kept, so an ill-conditioned
-/// stationary point (nearly parallel segments) can only lose to an accurate boundary candidate,
-/// never produce a distance that is too large. The remaining error is in the nearly parallel,
-/// crossing case: about `ε^½` of the segment length when the stationary point is lost to
-/// rounding (sin² of the angle near ε).
+/// Well-conditioned pairs (angle above 1e-3 rad) use the clamped stationary point (Ericson,
+/// Real-Time Collision Detection §5.1.9). Otherwise the minimum of the convex quadratic over the
+/// unit square is either its interior stationary point or on the square's boundary, where it is
+/// one of four point–segment problems: all five candidates are evaluated from actual points and
+/// the smallest kept, so an ill-conditioned stationary point (nearly parallel segments) can only
+/// lose to an accurate boundary candidate, never produce a distance that is too large. The
+/// remaining error is in the nearly parallel, crossing case: about `ε^½` of the segment length
+/// when the stationary point is lost to rounding (sin² of the angle near ε).
 pub fn segment_segment(p0: [f64; 3], p1: [f64; 3], q0: [f64; 3], q1: [f64; 3]) -> (f64, f64, f64) {
     let (d1, d2, r) = (sub(p1, p0), sub(q1, q0), sub(p0, q0));
     let (a, e, b) = (norm2(d1), norm2(d2), dot(d1, d2));
     let dist2 = |s: f64, t: f64| norm2(sub(lerp(p0, p1, s), lerp(q0, q1, t)));
+    let denom = a * e - b * b;
+    if denom > WELL_CONDITIONED_SIN2 * a * e {
+        let (c, f) = (dot(d1, r), dot(d2, r));
+        let mut s = ((b * f - c * e) / denom).clamp(0.0, 1.0);
+        let mut t = (b * s + f) / e;
+        if t < 0.0 {
+            t = 0.0;
+            s = (-c / a).clamp(0.0, 1.0);
+        } else if t > 1.0 {
+            t = 1.0;
+            s = ((b - c) / a).clamp(0.0, 1.0);
+        }
+        return (s, t, dist2(s, t));
+    }
     let mut best = (0.0, 0.0, f64::INFINITY);
     let mut consider = |s: f64, t: f64| {
         let d = dist2(s, t);
@@ -128,7 +149,6 @@ pub fn segment_segment(p0: [f64; 3], p1: [f64; 3], q0: [f64; 3], q1: [f64; 3]) -
             best = (s, t, d);
         }
     };
-    let denom = a * e - b * b;
     if denom > 0.0 {
         let (c, f) = (dot(d1, r), dot(d2, r));
         let s = (b * f - c * e) / denom;
@@ -385,10 +405,12 @@ mod tests {
         let mut seed = 1;
         for i in 0..20_000 {
             let (p0, p1, q0) = (point(&mut seed), point(&mut seed), point(&mut seed));
-            // Every fourth case nearly parallel, every eighth exactly parallel.
+            // Exactly parallel, nearly parallel, and around the conditioning threshold (angles of
+            // about 1e-3 rad) of the closed form.
             let q1 = match i % 8 {
                 0 => add(q0, scale(sub(p1, p0), 0.7)),
                 4 => add(add(q0, scale(sub(p1, p0), -1.3)), scale(point(&mut seed), 1e-7)),
+                2 | 6 => add(add(q0, scale(sub(p1, p0), 0.9)), scale(point(&mut seed), 1e-3)),
                 _ => point(&mut seed),
             };
             let (s, t, d2) = segment_segment(p0, p1, q0, q1);
