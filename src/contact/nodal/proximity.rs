@@ -84,7 +84,7 @@ pub const SNAP: f64 = 1e-9;
 /// the contact goes to the middle of their overlap instead of wherever rounding puts the (then
 /// ill-conditioned) closest pair. At that angle (1e-6 rad) the distance varies by at most 1e-6
 /// of the segment length over the overlap.
-const PARALLEL_SIN2: f64 = 1e-12;
+pub const PARALLEL_SIN2: f64 = 1e-12;
 
 /// Squared sine of a triangle's angle below which it counts as degenerate (a segment): its normal
 /// would carry a relative error of order ε/sin ≈ 1e-8 there, and its interior is no wider than
