@@ -7,6 +7,7 @@
 
 pub mod collider;
 pub mod kernel;
+pub mod nodal;
 pub mod penalty;
 pub mod point_triangle;
 pub mod rigid;
