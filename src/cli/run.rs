@@ -206,6 +206,12 @@ fn effective_ron_for(loaded: &scene::LoadedScene) -> Result<String, ron::Error> 
                     absolute(path);
                 }
             }
+            BodySpec::Cloth(b) => {
+                if let crate::scene::schema::ClothMeshSpec::File { path, .. } = &mut b.mesh {
+                    absolute(path);
+                }
+            }
+            BodySpec::Rods(_) => {}
             BodySpec::Rigid(b) => {
                 if let RigidShapeSpec::Mesh { path, .. } = &mut b.shape {
                     absolute(path);

@@ -5,6 +5,7 @@ mod obj_read;
 mod ply_read;
 pub mod procedural;
 pub mod tet;
+pub mod thin;
 pub mod trimesh;
 pub mod vtk_read;
 

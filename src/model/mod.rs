@@ -114,6 +114,44 @@ impl Rigid {
     }
 }
 
+/// A cloth: StVK/neo-Hookean membrane triangles and discrete-shell bending hinges.
+#[derive(Debug, Clone)]
+pub struct Cloth {
+    pub name: String,
+    pub material: usize,
+    /// Global node indices of this body.
+    pub nodes: Range<usize>,
+    /// Triangles with global node indices.
+    pub triangles: Vec<[usize; 3]>,
+    pub membrane: Vec<crate::energy::membrane::MembraneElement>,
+    pub membrane_material: crate::energy::membrane::MembraneMaterial,
+    pub hinges: Vec<crate::energy::bending::HingeElement>,
+    /// Hinge stiffness k (J).
+    pub bending: f64,
+    pub thickness: f64,
+    pub self_contact: bool,
+}
+
+/// One rod of a [`RodBundle`]: its elements use local node indices `0..len`.
+#[derive(Debug, Clone)]
+pub struct RodPiece {
+    pub rod: crate::energy::rod::Rod,
+    /// Global index of the rod's first node; its nodes are consecutive.
+    pub first: usize,
+    pub len: usize,
+}
+
+/// A body made of discrete elastic rods (quasistatic twist: edge angles are not unknowns).
+#[derive(Debug, Clone)]
+pub struct RodBundle {
+    pub name: String,
+    pub material: usize,
+    pub nodes: Range<usize>,
+    pub rods: Vec<RodPiece>,
+    pub radius: f64,
+    pub self_contact: bool,
+}
+
 /// Nodes moved by a script instead of dynamics.
 #[derive(Debug, Clone)]
 pub struct KinematicSet {
@@ -169,6 +207,8 @@ pub struct Model {
     /// Per collider: matchstick structure direction in world axes.
     pub collider_structure: Vec<Option<Vector3<f64>>>,
     pub rigids: Vec<Rigid>,
+    pub cloths: Vec<Cloth>,
+    pub rod_bundles: Vec<RodBundle>,
     pub friction: FrictionTable,
     /// Lumped mass per node.
     pub node_mass: Vec<f64>,
@@ -238,6 +278,9 @@ pub struct State {
     pub kappa: f64,
     /// Rigid bodies (pose and velocity; shape and inertia fixed), one per `Model::rigids`.
     pub rigid: Vec<RigidBody>,
+    /// Reference frames of every rod (bundles in order, rods in order), time-parallel
+    /// transported each step.
+    pub rod_frames: Vec<crate::energy::rod::RodFrames>,
 }
 
 /// Node `i` of a generalized vector.

@@ -64,6 +64,53 @@ impl FrameWriter {
         contacts: &[ContactPoint],
     ) -> Result<(), OutputError> {
         let mut files = Vec::new();
+        for c in &model.cloths {
+            let o = c.nodes.start;
+            let pts: Vec<[f64; 3]> = c.nodes.clone().map(|i| node(&state.q, i).into()).collect();
+            let tris: Vec<[usize; 3]> = c.triangles.iter().map(|t| t.map(|i| i - o)).collect();
+            if model.output.vtk {
+                let vel: Vec<[f64; 3]> = c.nodes.clone().map(|i| node(&state.v, i).into()).collect();
+                let fc: Vec<[f64; 3]> = c.nodes.clone().map(|i| node(normal_force, i).into()).collect();
+                let ff: Vec<[f64; 3]> = c.nodes.clone().map(|i| node(friction_force, i).into()).collect();
+                let snap = UnstructuredSnapshot {
+                    points: &pts,
+                    cells: Cells::Triangle(&tris),
+                    point_vectors: vec![("velocity", &vel), ("contact_force", &fc), ("friction_force", &ff)],
+                    point_scalars: vec![],
+                    cell_scalars: vec![],
+                    cell_vectors: vec![],
+                };
+                let rel = format!("vtk/{}_{frame:05}.vtu", c.name);
+                write_vtu(&self.out_dir.join(&rel), &snap)?;
+                files.push(rel);
+            }
+            if model.output.ply {
+                let rel = format!("ply/{}_{frame:05}.ply", c.name);
+                write_ply(&self.out_dir.join(&rel), &pts, &tris, &[])?;
+            }
+        }
+        for b in &model.rod_bundles {
+            let o = b.nodes.start;
+            if model.output.vtk {
+                let pts: Vec<[f64; 3]> = b.nodes.clone().map(|i| node(&state.q, i).into()).collect();
+                let lines: Vec<[usize; 2]> =
+                    b.rods.iter().flat_map(|r| (r.first - o..r.first - o + r.len - 1).map(|j| [j, j + 1])).collect();
+                let vel: Vec<[f64; 3]> = b.nodes.clone().map(|i| node(&state.v, i).into()).collect();
+                let fc: Vec<[f64; 3]> = b.nodes.clone().map(|i| node(normal_force, i).into()).collect();
+                let ff: Vec<[f64; 3]> = b.nodes.clone().map(|i| node(friction_force, i).into()).collect();
+                let snap = UnstructuredSnapshot {
+                    points: &pts,
+                    cells: Cells::Line(&lines),
+                    point_vectors: vec![("velocity", &vel), ("contact_force", &fc), ("friction_force", &ff)],
+                    point_scalars: vec![],
+                    cell_scalars: vec![],
+                    cell_vectors: vec![],
+                };
+                let rel = format!("vtk/{}_{frame:05}.vtu", b.name);
+                write_vtu(&self.out_dir.join(&rel), &snap)?;
+                files.push(rel);
+            }
+        }
         for (r, body) in model.rigids.iter().zip(&state.rigid) {
             let (local, tris) = &r.surface;
             let pts: Vec<[f64; 3]> = local.iter().map(|x| body.world_point(x).into()).collect();
@@ -163,7 +210,14 @@ pub const CONTACTS: &str = "contacts";
 /// Names of every series this model writes.
 fn body_names(model: &Model) -> impl Iterator<Item = &str> {
     let contacts = (!model.rigids.is_empty()).then_some(CONTACTS);
-    model.solids.iter().map(|s| s.name.as_str()).chain(model.rigids.iter().map(|r| r.name.as_str())).chain(contacts)
+    model
+        .solids
+        .iter()
+        .map(|s| s.name.as_str())
+        .chain(model.rigids.iter().map(|r| r.name.as_str()))
+        .chain(model.cloths.iter().map(|c| c.name.as_str()))
+        .chain(model.rod_bundles.iter().map(|b| b.name.as_str()))
+        .chain(contacts)
 }
 
 /// Whether `name` is `<body>_<frame digits><ext>`, a frame file this writer names.

@@ -109,7 +109,7 @@ pub fn build(model: &Model, state: &State) -> Box<dyn Pipeline> {
             Box::new(penalty::PenaltyPipeline::new(model, state, spec.clone()))
         }
         crate::scene::schema::PipelineSpec::Nonsmooth(spec) => {
-            Box::new(nonsmooth::NonsmoothPipeline::new(spec.clone()))
+            Box::new(nonsmooth::NonsmoothPipeline::new(model, spec.clone()))
         }
     }
 }

@@ -3,7 +3,7 @@
 use super::schema::{
     BodySpec, ColliderSpec, FrictionLawSpec, MeshSpec, MotionSpec, PipelineSpec, RegionSpec, Scene, Vec3,
 };
-use super::{LoadedScene, SceneError, error_at, resolve_path, rigid};
+use super::{LoadedScene, SceneError, error_at, resolve_path, rigid, thin};
 use crate::contact::collider::{Collider, Shape};
 use crate::energy::{Lame, Material, TetElement};
 use crate::friction::smooth::SmoothFriction;
@@ -65,6 +65,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     let mut kinematic = Vec::new();
     let mut rigids = Vec::new();
     let mut rigid_state = Vec::new();
+    let (mut cloths, mut rod_bundles, mut rod_frames) = (Vec::new(), Vec::new(), Vec::new());
     for (b, body) in scene.bodies.iter().enumerate() {
         let field = format!("bodies[{b}]");
         let spec = match body {
@@ -73,6 +74,32 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                 let (model, state) = rigid::build(loaded, &field, spec, mat_index(&spec.material))?;
                 rigids.push(model);
                 rigid_state.push(state);
+                continue;
+            }
+            BodySpec::Cloth(spec) => {
+                let mat = mat_index(&spec.material)
+                    .ok_or_else(|| error_at(&file, &format!("{field}.material"), "unknown material"))?;
+                let mut arrays = thin::NodalArrays {
+                    q: &mut q,
+                    v: &mut v,
+                    node_mass: &mut node_mass,
+                    node_body: &mut node_body,
+                    kinematic: &mut kinematic,
+                };
+                cloths.push(thin::cloth(loaded, &field, b, spec, mat, &mut arrays)?);
+                continue;
+            }
+            BodySpec::Rods(spec) => {
+                let mat = mat_index(&spec.material)
+                    .ok_or_else(|| error_at(&file, &format!("{field}.material"), "unknown material"))?;
+                let mut arrays = thin::NodalArrays {
+                    q: &mut q,
+                    v: &mut v,
+                    node_mass: &mut node_mass,
+                    node_body: &mut node_body,
+                    kinematic: &mut kinematic,
+                };
+                rod_bundles.push(thin::rods(loaded, &field, b, spec, mat, &mut arrays, &mut rod_frames)?);
                 continue;
             }
         };
@@ -226,6 +253,8 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         colliders,
         collider_structure,
         rigids,
+        cloths,
+        rod_bundles,
         friction,
         node_mass,
         kinematic,
@@ -234,7 +263,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         pipeline: scene.pipeline.clone(),
         output: scene.output,
     };
-    let state = State { time: 0.0, step: 0, q, v, kappa, rigid: rigid_state };
+    let state = State { time: 0.0, step: 0, q, v, kappa, rigid: rigid_state, rod_frames };
     Ok((model, state))
 }
 

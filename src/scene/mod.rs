@@ -11,6 +11,7 @@ mod locate;
 pub mod overrides;
 mod rigid;
 pub mod schema;
+mod thin;
 pub mod validate;
 
 pub use error::{Problem, SceneError, error_at};

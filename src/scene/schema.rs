@@ -76,6 +76,14 @@ pub struct MaterialSpec {
     /// Rayleigh damping `D = alpha M + beta K` (alpha in 1/s, beta in s).
     #[serde(default)]
     pub damping: Option<RayleighSpec>,
+    /// Cloth thickness in m (cloth materials): membrane and bending stiffness, mass per area,
+    /// and the contact thickness.
+    #[serde(default)]
+    pub thickness: Option<f64>,
+    /// Rod radius in m (rod materials): stretch, bending and twist stiffness, mass per length,
+    /// and the contact radius.
+    #[serde(default)]
+    pub radius: Option<f64>,
 }
 
 pub fn default_elastic_model() -> crate::energy::ElasticModel {
@@ -189,6 +197,94 @@ pub enum BodySpec {
     Solid(SolidSpec),
     /// A rigid body (pipeline `Nonsmooth`).
     Rigid(RigidSpec),
+    /// A cloth (triangle membrane with bending; pipeline `Nonsmooth`).
+    Cloth(ClothSpec),
+    /// One or more discrete elastic rods (pipeline `Nonsmooth`).
+    Rods(RodsSpec),
+}
+
+/// A cloth: a triangle mesh with a membrane (StVK) and discrete-shell bending.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClothSpec {
+    pub name: String,
+    pub material: String,
+    pub mesh: ClothMeshSpec,
+    /// Translation applied after rotation (m).
+    #[serde(default)]
+    pub position: Vec3,
+    /// Rotation in degrees about world x, then y, then z.
+    #[serde(default)]
+    pub rotation: Vec3,
+    #[serde(default)]
+    pub velocity: Vec3,
+    /// Vertex sets with prescribed motion (world coordinates after placement).
+    #[serde(default)]
+    pub kinematic: Vec<KinematicSpec>,
+    /// Contacts of the cloth with itself.
+    #[serde(default = "yes")]
+    pub self_contact: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum ClothMeshSpec {
+    /// A rectangle of `size` in the local xy plane, centered, `cells` squares each split in two.
+    Grid { size: [f64; 2], cells: [usize; 2] },
+    /// A `.ply`/`.obj` triangle mesh, relative to the scene file.
+    File {
+        path: String,
+        #[serde(default = "one")]
+        scale: f64,
+    },
+}
+
+/// Rods: polylines with the Discrete Elastic Rods model (stretch, bending, quasistatic twist).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RodsSpec {
+    pub name: String,
+    pub material: String,
+    pub curves: CurvesSpec,
+    #[serde(default)]
+    pub velocity: Vec3,
+    /// Node sets with prescribed motion (world coordinates).
+    #[serde(default)]
+    pub kinematic: Vec<KinematicSpec>,
+    /// `true`: the first node of every rod is kinematic, moving with `root_motion`.
+    #[serde(default)]
+    pub fixed_roots: bool,
+    #[serde(default)]
+    pub root_motion: MotionSpec,
+    /// A point mass (kg) added at the last node of every rod: a load at the tip.
+    #[serde(default)]
+    pub tip_mass: f64,
+    /// Contacts between the rods of this body (and of a rod with itself).
+    #[serde(default = "yes")]
+    pub self_contact: bool,
+}
+
+/// Where rod polylines come from (world coordinates).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum CurvesSpec {
+    /// A straight rod from `start` to `end` with `segments` edges.
+    Straight { start: Vec3, end: Vec3, segments: usize },
+    /// A helix around the z axis through `center`: `radius`, `pitch` (rise per turn), `turns`.
+    Helix { center: Vec3, radius: f64, pitch: f64, turns: f64, segments: usize },
+    /// `count` rods rooted on a sphere (Fibonacci lattice), growing along the normal over
+    /// `length` with `segments` edges; `curliness` in [0, 1) bends them into helices.
+    HairyBall {
+        center: Vec3,
+        radius: f64,
+        count: usize,
+        length: f64,
+        segments: usize,
+        #[serde(default)]
+        curliness: f64,
+    },
+    /// Polylines given inline.
+    Polylines(Vec<Vec<Vec3>>),
 }
 
 impl BodySpec {
@@ -196,12 +292,16 @@ impl BodySpec {
         match self {
             BodySpec::Solid(b) => &b.name,
             BodySpec::Rigid(b) => &b.name,
+            BodySpec::Cloth(b) => &b.name,
+            BodySpec::Rods(b) => &b.name,
         }
     }
     pub fn material(&self) -> &str {
         match self {
             BodySpec::Solid(b) => &b.material,
             BodySpec::Rigid(b) => &b.material,
+            BodySpec::Cloth(b) => &b.material,
+            BodySpec::Rods(b) => &b.material,
         }
     }
 }
@@ -464,6 +564,14 @@ pub struct NonsmoothSpec {
     /// What a step whose contact problem fails its tolerance does to the run.
     #[serde(default)]
     pub on_failure: OnFailure,
+    /// Projected Newton iterations per step for cloth and rods (004's N_PN), each one a
+    /// linearized contact problem solved by nodal ADMM.
+    #[serde(default = "default_newton_iterations")]
+    pub newton_iterations: usize,
+}
+
+pub fn default_newton_iterations() -> usize {
+    2
 }
 
 impl Default for NonsmoothSpec {
@@ -479,6 +587,7 @@ impl Default for NonsmoothSpec {
             allowed_penetration: default_slop(),
             contact_margin: default_contact_margin(),
             on_failure: OnFailure::default(),
+            newton_iterations: default_newton_iterations(),
         }
     }
 }
@@ -523,6 +632,9 @@ pub enum DfcpSolverSpec {
     PgsLcp,
     /// Gauss–Seidel while it makes progress, then Fischer–Burmeister.
     Auto,
+    /// Nodal ADMM with matrix-free Gauss–Seidel projections on the global problem (004; cloth
+    /// and rods only).
+    Admm,
 }
 
 impl Default for DfcpSolverSpec {

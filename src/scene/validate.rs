@@ -221,6 +221,21 @@ fn materials(c: &mut Checks, s: &Scene) {
                 }
                 continue;
             }
+            BodySpec::Cloth(b) => {
+                thin_material(
+                    c,
+                    s,
+                    i,
+                    &b.material,
+                    "thickness",
+                    s.materials.get(&b.material).and_then(|m| m.thickness),
+                );
+                continue;
+            }
+            BodySpec::Rods(b) => {
+                thin_material(c, s, i, &b.material, "radius", s.materials.get(&b.material).and_then(|m| m.radius));
+                continue;
+            }
         };
         let Some(m) = s.materials.get(&b.material) else {
             continue;
@@ -243,6 +258,34 @@ fn materials(c: &mut Checks, s: &Scene) {
                 ),
             );
         }
+    }
+}
+
+/// A cloth or rod material needs its elastic constants and its `thickness` or `radius`.
+fn thin_material(c: &mut Checks, s: &Scene, i: usize, name: &str, extra: &str, value: Option<f64>) {
+    let Some(m) = s.materials.get(name) else { return };
+    let mut missing: Vec<&str> =
+        [("density", m.density), ("youngs_modulus", m.youngs_modulus), ("poisson_ratio", m.poisson_ratio)]
+            .into_iter()
+            .filter(|(_, v)| v.is_none())
+            .map(|(n, _)| n)
+            .collect();
+    if value.is_none() {
+        missing.push(extra);
+    }
+    if !missing.is_empty() {
+        c.push(
+            mat_path(name),
+            None,
+            format!(
+                "missing {}: required because bodies[{i}] is a {} made of it",
+                missing.join(", "),
+                if extra == "radius" { "rod body" } else { "cloth" }
+            ),
+        );
+    }
+    if let Some(v) = value {
+        c.positive(&format!("{}.{extra}", mat_path(name)), v, " (m)");
     }
 }
 
@@ -356,6 +399,44 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
         let p = format!("bodies[{i}]");
         let b = match body {
             BodySpec::Solid(b) => b,
+            BodySpec::Cloth(cl) => {
+                thin_body(c, s, &p, &cl.name, &cl.material, nonsmooth, &cl.kinematic);
+                match &cl.mesh {
+                    ClothMeshSpec::Grid { size, cells } => {
+                        if size.iter().any(|&x| x.is_finite() && x <= 0.0) {
+                            c.push(format!("{p}.mesh.size"), Some(format!("{size:?}")), "every component must be > 0");
+                        }
+                        if cells.contains(&0)
+                            || cells.iter().try_fold(2usize, |n, &k| n.checked_mul(k)).is_none_or(|n| n > MAX_TETS)
+                        {
+                            c.push(
+                                format!("{p}.mesh.cells"),
+                                Some(format!("{cells:?}")),
+                                format!("every component must be >= 1 and 2 nx ny at most {MAX_TETS}"),
+                            );
+                        }
+                    }
+                    ClothMeshSpec::File { path, scale } => {
+                        c.positive(&format!("{p}.mesh.scale"), *scale, "");
+                        file(
+                            c,
+                            &format!("{p}.mesh.path"),
+                            path,
+                            &["ply", "obj"],
+                            "a `.ply` or `.obj` triangle mesh",
+                            base_dir,
+                        );
+                    }
+                }
+                continue;
+            }
+            BodySpec::Rods(r) => {
+                thin_body(c, s, &p, &r.name, &r.material, nonsmooth, &r.kinematic);
+                curves(c, &format!("{p}.curves"), &r.curves);
+                c.non_negative(&format!("{p}.tip_mass"), r.tip_mass);
+                motion(c, &format!("{p}.root_motion"), &r.root_motion);
+                continue;
+            }
             BodySpec::Rigid(r) => {
                 rigid(c, s, &p, r, base_dir);
                 if !nonsmooth {
@@ -394,6 +475,50 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
     let bodies = s.bodies.iter().enumerate().map(|(i, b)| (format!("bodies[{i}]"), b.name()));
     let colliders = s.colliders.iter().enumerate().map(|(i, col)| (format!("colliders[{i}]"), collider_name(col)));
     unique_names(c, bodies.chain(colliders));
+}
+
+fn thin_body(c: &mut Checks, s: &Scene, p: &str, name: &str, material: &str, nonsmooth: bool, kin: &[KinematicSpec]) {
+    c.name(&format!("{p}.name"), name, "a body name");
+    known_material(c, s, &format!("{p}.material"), material);
+    if !nonsmooth {
+        c.push(p.to_string(), Some(format!("{name:?}")), "cloth and rods need `pipeline: Nonsmooth(..)`");
+    }
+    for (k, kin) in kin.iter().enumerate() {
+        motion(c, &format!("{p}.kinematic[{k}].motion"), &kin.motion);
+    }
+}
+
+fn curves(c: &mut Checks, p: &str, cv: &CurvesSpec) {
+    let segs = |c: &mut Checks, n: usize| {
+        if n == 0 || n > MAX_TETS {
+            c.push(format!("{p}.segments"), Some(n.to_string()), format!("must be in 1..={MAX_TETS}"));
+        }
+    };
+    match cv {
+        CurvesSpec::Straight { segments, .. } => segs(c, *segments),
+        CurvesSpec::Helix { radius, segments, .. } => {
+            c.positive(&format!("{p}.radius"), *radius, " (m)");
+            segs(c, *segments);
+        }
+        CurvesSpec::HairyBall { radius, count, length, segments, curliness, .. } => {
+            c.positive(&format!("{p}.radius"), *radius, " (m)");
+            c.positive(&format!("{p}.length"), *length, " (m)");
+            c.check(&format!("{p}.curliness"), *curliness, |v| (0.0..1.0).contains(&v), "must be in [0, 1)");
+            segs(c, *segments);
+            if *count == 0 || count.saturating_mul(*segments + 1) > MAX_TETS {
+                c.push(
+                    format!("{p}.count"),
+                    Some(count.to_string()),
+                    format!("must be >= 1, with count * (segments + 1) at most {MAX_TETS}"),
+                );
+            }
+        }
+        CurvesSpec::Polylines(lines) => {
+            if lines.is_empty() {
+                c.push(p.to_string(), None, "give at least one polyline");
+            }
+        }
+    }
 }
 
 fn rigid(c: &mut Checks, s: &Scene, p: &str, r: &RigidSpec, base_dir: &Path) {
@@ -595,6 +720,28 @@ fn colliders(c: &mut Checks, s: &Scene) {
 
 fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
     let p = "pipeline";
+    if ns.newton_iterations < 1 {
+        c.push(format!("{p}.newton_iterations"), Some(ns.newton_iterations.to_string()), "must be >= 1");
+    }
+    let rigid = s.bodies.iter().position(|b| matches!(b, BodySpec::Rigid(_)));
+    if let (Some(r), DfcpSolverSpec::Admm) = (rigid, ns.solver) {
+        c.push(
+            format!("{p}.solver"),
+            Some("Admm".into()),
+            format!("ADMM solves the global form of cloth and rods; rigid bodies (bodies[{r}]) need a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp or Auto"),
+        );
+    }
+    let thin = s.bodies.iter().position(|b| matches!(b, BodySpec::Cloth(_) | BodySpec::Rods(_)));
+    if let (Some(r), Some(t)) = (rigid, thin) {
+        c.push(
+            format!("bodies[{}]", r.max(t)),
+            None,
+            format!(
+                "rigid bodies (bodies[{r}]) and cloth or rods (bodies[{t}]) cannot share a scene yet: they would not \
+                 touch each other; give the rigid body's role to a collider"
+            ),
+        );
+    }
     c.positive(&format!("{p}.tolerance"), ns.tolerance, "");
     if ns.max_iterations < 1 {
         c.push(format!("{p}.max_iterations"), Some(ns.max_iterations.to_string()), "must be >= 1");

@@ -18,6 +18,7 @@
 
 pub mod assemble;
 pub mod detect;
+pub mod nodal;
 pub mod warm;
 
 use super::{ContactPoint, Pipeline, StepError, StepStats};
@@ -36,6 +37,9 @@ use warm::WarmStart;
 
 pub struct NonsmoothPipeline {
     spec: NonsmoothSpec,
+    /// Cloth and rods, when the scene has any.
+    nodal: Option<nodal::NodalStep>,
+    nodal_error: Option<String>,
     warm: WarmStart,
     /// The last step's contacts and forces (N), for output.
     last: Vec<ContactPoint>,
@@ -60,7 +64,9 @@ pub fn solve(
         DfcpSolverSpec::FischerBurmeister => fb_newton::solve(p, r, u, opts),
         DfcpSolverSpec::GaussSeidel => gauss_seidel::solve(p, r, u, opts),
         DfcpSolverSpec::PgsLcp => pgs_lcp::solve(p, r, u, opts),
-        DfcpSolverSpec::Auto => dispatch::auto(p, r, u, opts),
+        // Validation keeps the global-only solver away from local problems; should one arrive,
+        // the robust default answers it.
+        DfcpSolverSpec::Auto | DfcpSolverSpec::Admm => dispatch::auto(p, r, u, opts),
     }
 }
 
@@ -78,8 +84,24 @@ fn gyroscopic(b: &RigidBody, h: f64) -> Vector3<f64> {
 }
 
 impl NonsmoothPipeline {
-    pub fn new(spec: NonsmoothSpec) -> NonsmoothPipeline {
-        NonsmoothPipeline { spec, warm: WarmStart::default(), last: Vec::new(), r: Vec::new(), u: Vec::new() }
+    pub fn new(model: &Model, spec: NonsmoothSpec) -> NonsmoothPipeline {
+        // The contact mesh is validated with the scene; a failure here is a bug, reported at the
+        // first step rather than by a panic.
+        let nodal = (model.node_count() > 0).then(|| nodal::NodalStep::new(model));
+        let (nodal, nodal_error) = match nodal {
+            Some(Ok(n)) => (Some(n), None),
+            Some(Err(e)) => (None, Some(e)),
+            None => (None, None),
+        };
+        NonsmoothPipeline {
+            spec,
+            nodal,
+            nodal_error,
+            warm: WarmStart::default(),
+            last: Vec::new(),
+            r: Vec::new(),
+            u: Vec::new(),
+        }
     }
 
     fn options(&self) -> SolverOptions {
@@ -89,6 +111,60 @@ impl NonsmoothPipeline {
 
 impl Pipeline for NonsmoothPipeline {
     fn step(&mut self, model: &Model, state: &mut State) -> Result<StepStats, StepError> {
+        let nodal = match (self.nodal.as_mut(), &self.nodal_error) {
+            (Some(n), _) => Some(n.step(model, state, &self.spec)),
+            (None, Some(e)) => Some(StepStats { failure: Some(e.clone()), ..Default::default() }),
+            (None, None) => None,
+        };
+        let rigid = (!state.rigid.is_empty()).then(|| self.rigid_step(model, state));
+        let stats = match (nodal, rigid) {
+            (Some(mut n), Some(r)) => {
+                n.accumulate(&r);
+                n.substeps = 1;
+                n.warm_started += r.warm_started;
+                n
+            }
+            (Some(s), None) | (None, Some(s)) => s,
+            (None, None) => StepStats { substeps: 1, converged: true, min_gap: f64::INFINITY, ..Default::default() },
+        };
+        state.time += model.dt;
+        state.step += 1;
+        let finite = state.q.iter().chain(&state.v).all(|x| x.is_finite())
+            && state.rigid.iter().all(|b| {
+                b.position
+                    .iter()
+                    .chain(b.linear_velocity.iter())
+                    .chain(b.angular_velocity.iter())
+                    .all(|x| x.is_finite())
+            });
+        if !finite {
+            return Err(StepError::NonFinite { time: state.time });
+        }
+        Ok(stats)
+    }
+
+    fn contact_forces(&mut self, model: &Model, _state: &State) -> (Vec<f64>, Vec<f64>) {
+        match &self.nodal {
+            Some(n) => n.forces.clone(),
+            None => (vec![0.0; model.dof_count()], vec![0.0; model.dof_count()]),
+        }
+    }
+
+    fn contact_points(&self) -> &[ContactPoint] {
+        &self.last
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "Nonsmooth (velocity-level predictor-corrector, exact Coulomb, {:?}, tolerance {:e}, warm start {})",
+            self.spec.solver, self.spec.tolerance, self.spec.warm_start
+        )
+    }
+}
+
+impl NonsmoothPipeline {
+    /// The rigid bodies' step (time is advanced by the caller).
+    fn rigid_step(&mut self, model: &Model, state: &mut State) -> StepStats {
         let (h, t) = (model.dt, state.time);
         let bodies = &mut state.rigid;
         // Normal approach speeds at the start of the step are needed for restitution, at the
@@ -166,30 +242,7 @@ impl Pipeline for NonsmoothPipeline {
                 None => b.integrate_position(h),
             }
         }
-        state.time = t + h;
-        state.step += 1;
-        let finite = state.rigid.iter().all(|b| {
-            b.position.iter().chain(b.linear_velocity.iter()).chain(b.angular_velocity.iter()).all(|x| x.is_finite())
-        });
-        if !finite {
-            return Err(StepError::NonFinite { time: state.time });
-        }
-        Ok(stats)
-    }
-
-    fn contact_forces(&mut self, model: &Model, _state: &State) -> (Vec<f64>, Vec<f64>) {
-        (vec![0.0; model.dof_count()], vec![0.0; model.dof_count()])
-    }
-
-    fn contact_points(&self) -> &[ContactPoint] {
-        &self.last
-    }
-
-    fn describe(&self) -> String {
-        format!(
-            "Nonsmooth (velocity-level predictor-corrector, exact Coulomb, {:?}, tolerance {:e}, warm start {})",
-            self.spec.solver, self.spec.tolerance, self.spec.warm_start
-        )
+        stats
     }
 }
 

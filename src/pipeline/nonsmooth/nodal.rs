@@ -1,0 +1,498 @@
+//! The nonsmooth step of nodal thin bodies (cloth and rods), 004's projected Newton: each of a
+//! fixed number of Newton iterations linearizes backward Euler at the current velocity iterate,
+//! `A v = f + H r` with `A = M + h² K` (K the PSD-projected or Gauss–Newton Hessian of the
+//! elastic energy), and solves that linearized frictional contact problem exactly with the
+//! nodal ADMM + Gauss–Seidel solver (`dfcp::admm`, 004 Algorithms 2–3), warm-started from the
+//! previous iterate and step.
+//!
+//! Contacts are found once per step at the start positions, within a margin covering the
+//! step's travel: nodes against the analytic colliders, and vertex–triangle / edge–edge
+//! proximity between and within cloths and rods (`contact::nodal`). Each is a weighted
+//! combination of nodes (004's nodal assumption), linearized at velocity level: the gap may
+//! close within the step (`u_N + gap/h >= 0`). After the solve, continuous collision detection
+//! over the step checks every mesh pair; pairs that would pass through each other are added as
+//! contacts and the step re-solved, and if any impact remains the step is cut at the first
+//! time of impact, so nothing tunnels.
+
+// Nodal kernels index several parallel arrays (positions, velocities, free-dof map) with one counter.
+#![allow(clippy::needless_range_loop)]
+
+use super::super::StepStats;
+use crate::contact::nodal::{CcdOptions, ContactMesh, ContactMeshBuilder, Detector, NodalContact, impact_contacts};
+use crate::contact::rigid::frame;
+use crate::dfcp::admm::{self, AdmmParams};
+use crate::dfcp::global_reduction::{Factor, Reduced};
+use crate::dfcp::problem::{Csc, GlobalProblem};
+use crate::dfcp::residual::global_error;
+use crate::dfcp::solver::SolverOptions;
+use crate::energy::rod::{TwistBoundary, quasistatic_twist};
+use crate::friction::cone::Cone;
+use crate::model::{Model, State, node};
+use crate::scene::schema::{DfcpSolverSpec, NonsmoothSpec};
+use faer::sparse::Triplet;
+use nalgebra::{Matrix3, SMatrix, Vector3};
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// Solve the linearized problem: ADMM on the global form, or any local solver on its Delassus
+/// form (`A` factorized once, `W = Hᵀ A⁻¹ H`), with the global error reported.
+fn solve_global(
+    solver: DfcpSolverSpec,
+    g: &GlobalProblem,
+    r: &mut [f64],
+    v: &mut [f64],
+    opts: &SolverOptions,
+) -> anyhow::Result<crate::dfcp::solver::SolveReport> {
+    if solver == DfcpSolverSpec::Admm {
+        return admm::solve(g, r, v, opts, &AdmmParams::default());
+    }
+    let red = Reduced::new(g)?;
+    let mut u = vec![0.0; r.len()];
+    // The local error bounds the global natural-map part; the equation part is at round-off
+    // after the back-substitution. Tightened by 10x so that the global measure meets `tol`.
+    let mut local = SolverOptions { tol: opts.tol * 0.1, ..opts.clone() };
+    let mut rep = super::solve(solver, &red.local, r, &mut u, &local);
+    red.velocity(g, r, v);
+    let mut e = global_error(g, r, v);
+    // The two measures are scaled differently; tighten once more (from where it stopped) if the
+    // global one is still above the tolerance.
+    if e.total > opts.tol && rep.converged {
+        local.tol = rep.residual_rel.min(local.tol) * 0.5 * opts.tol / e.total;
+        let more = super::solve(solver, &red.local, r, &mut u, &local);
+        rep = crate::dfcp::solver::SolveReport { iterations: rep.iterations + more.iterations, ..more };
+        red.velocity(g, r, v);
+        e = global_error(g, r, v);
+    }
+    rep.residual_abs = e.natmap_abs;
+    rep.residual_rel = e.total;
+    rep.converged = e.total <= opts.tol;
+    Ok(rep)
+}
+
+/// One contact of the step: weighted nodes, frame, gap, cone, known velocity part.
+struct Contact {
+    nodes: [usize; 4],
+    weights: [f64; 4],
+    frame: Matrix3<f64>,
+    gap: f64,
+    cone: Cone,
+    /// Known relative velocity (collider motion) in world axes.
+    known: Vector3<f64>,
+    /// Warm-start key.
+    key: (u8, usize, usize),
+}
+
+pub struct NodalStep {
+    /// Free index of every dof (`usize::MAX` for kinematic nodes' dofs).
+    free: Vec<usize>,
+    n_free: usize,
+    /// Nodes of cloth and rods, their contact radius and material.
+    thin_nodes: Vec<(usize, f64, usize)>,
+    node_material: Vec<usize>,
+    mesh: Option<ContactMesh>,
+    detector: Detector,
+    warm: HashMap<(u8, usize, usize), Vector3<f64>>,
+    /// Per-node contact and friction forces of the last step (N).
+    pub forces: (Vec<f64>, Vec<f64>),
+}
+
+fn gather<const N: usize>(x: &[f64], nodes: &[usize; N]) -> [Vector3<f64>; N] {
+    nodes.map(|i| node(x, i))
+}
+
+impl NodalStep {
+    pub fn new(model: &Model) -> Result<NodalStep, String> {
+        let (free, n_free) = model.free_dofs();
+        let mut node_material = vec![0; model.node_count()];
+        let mut thin_nodes = Vec::new();
+        let mut builder = ContactMeshBuilder::new();
+        for c in &model.cloths {
+            for i in c.nodes.clone() {
+                node_material[i] = c.material;
+                thin_nodes.push((i, 0.5 * c.thickness, c.material));
+            }
+            let obj = builder.add_object(c.self_contact);
+            builder
+                .add_surface(obj, &c.triangles, 0.5 * c.thickness)
+                .map_err(|e| format!("cloth '{}': {e}", c.name))?;
+        }
+        for b in &model.rod_bundles {
+            for i in b.nodes.clone() {
+                node_material[i] = b.material;
+                thin_nodes.push((i, b.radius, b.material));
+            }
+            let obj = builder.add_object(b.self_contact);
+            for r in &b.rods {
+                let nodes: Vec<usize> = (r.first..r.first + r.len).collect();
+                builder.add_rod(obj, &nodes, b.radius).map_err(|e| format!("rods '{}': {e}", b.name))?;
+            }
+        }
+        let has_mesh = !model.cloths.is_empty() || !model.rod_bundles.is_empty();
+        let mesh = if has_mesh { Some(builder.build().map_err(|e| e.to_string())?) } else { None };
+        Ok(NodalStep {
+            free,
+            n_free,
+            thin_nodes,
+            node_material,
+            mesh,
+            detector: Detector::new(),
+            warm: HashMap::new(),
+            forces: (vec![0.0; model.dof_count()], vec![0.0; model.dof_count()]),
+        })
+    }
+
+    fn contacts(&mut self, model: &Model, x: &[f64], v: &[f64], t: f64, h: f64, margin: f64) -> Vec<Contact> {
+        let mut out = Vec::new();
+        for (k, col) in model.colliders.iter().enumerate() {
+            let center = col.position_at(t);
+            let vc = col.motion.step_velocity(t, h);
+            for &(i, radius, mat) in &self.thin_nodes {
+                let xi = node(x, i);
+                let reach = margin + h * (node(v, i).norm() + vc.norm());
+                if let Some(r) = col.bounding_radius()
+                    && (xi - center).norm() > r + radius + reach
+                {
+                    continue;
+                }
+                let (d, n) = col.signed_distance(&center, [xi.x, xi.y, xi.z]);
+                let gap = d - radius;
+                if gap < reach {
+                    let n = Vector3::from(n);
+                    out.push(Contact {
+                        nodes: [i; 4],
+                        weights: [1.0, 0.0, 0.0, 0.0],
+                        frame: frame(&n),
+                        gap,
+                        cone: Cone::isotropic(model.friction.get(mat, col.material).mu_d)
+                            .unwrap_or(Cone { mu_t: 0.0, mu_b: 0.0 }),
+                        known: -vc,
+                        key: (0, i, k),
+                    });
+                }
+            }
+        }
+        if let Some(mesh) = &self.mesh {
+            let vmax = self.thin_nodes.iter().map(|&(i, _, _)| node(v, i).norm()).fold(0.0, f64::max);
+            // A detection failure (non-finite positions) is caught by the state check after the step.
+            let found = self.detector.proximity(mesh, x, margin + 2.0 * h * vmax).unwrap_or_default();
+            out.extend(found.iter().map(|c| self.mesh_contact(model, c)));
+        }
+        out
+    }
+
+    fn mesh_contact(&self, model: &Model, c: &NodalContact) -> Contact {
+        let n = Vector3::from(c.normal);
+        let (ma, mb) = (self.node_material[c.nodes[0]], self.node_material[c.nodes[3]]);
+        let (kind, [f0, f1]) = c.key();
+        Contact {
+            nodes: c.nodes,
+            weights: c.weights,
+            frame: frame(&n),
+            gap: c.gap,
+            cone: Cone::isotropic(model.friction.get(ma, mb).mu_d).unwrap_or(Cone { mu_t: 0.0, mu_b: 0.0 }),
+            known: Vector3::zeros(),
+            key: (1 + kind as u8, f0, f1),
+        }
+    }
+
+    /// Elastic energy gradient and PSD Hessian triplets (free dofs) at positions `x`.
+    fn elastic(
+        &self,
+        model: &Model,
+        state: &State,
+        theta: &[Vec<f64>],
+        x: &[f64],
+        grad: &mut [f64],
+        hess: &mut Vec<Triplet<usize, usize, f64>>,
+    ) -> f64 {
+        grad.fill(0.0);
+        hess.clear();
+        let mut energy = 0.0;
+        let free = &self.free;
+        let mut add = |dofs: &[usize], g: &[f64], hm: &dyn Fn(usize, usize) -> f64, grad: &mut [f64]| {
+            for (a, &da) in dofs.iter().enumerate() {
+                grad[da] += g[a];
+                if free[da] == usize::MAX {
+                    continue;
+                }
+                for (b, &db) in dofs.iter().enumerate() {
+                    if free[db] != usize::MAX {
+                        let val = hm(a, b);
+                        if val != 0.0 {
+                            hess.push(Triplet::new(free[da], free[db], val));
+                        }
+                    }
+                }
+            }
+        };
+        let dofs_of =
+            |nodes: &[usize]| -> Vec<usize> { nodes.iter().flat_map(|&i| [3 * i, 3 * i + 1, 3 * i + 2]).collect() };
+        for c in &model.cloths {
+            for el in &c.membrane {
+                let xs = gather(x, &el.nodes);
+                let (e, g, hm) = el.energy_gradient_hessian(&c.membrane_material, &xs, true);
+                energy += e;
+                add(&dofs_of(&el.nodes), g.as_slice(), &|a, b| hm[(a, b)], grad);
+            }
+            for el in &c.hinges {
+                let xs = gather(x, &el.nodes);
+                let (e, g, hm) = el.energy_gradient_gauss_newton(c.bending, &xs);
+                energy += e;
+                add(&dofs_of(&el.nodes), g.as_slice(), &|a, b| hm[(a, b)], grad);
+            }
+        }
+        let mut rod_index = 0;
+        for b in &model.rod_bundles {
+            for (piece, th) in b.rods.iter().zip(&theta[rod_index..]) {
+                let frames = &state.rod_frames[rod_index];
+                rod_index += 1;
+                let s = &piece.rod.stiffness;
+                for el in &piece.rod.stretch {
+                    let nodes = el.nodes.map(|j| piece.first + j);
+                    let (e, g, hm) = el.energy_gradient_hessian(s.stretch, &gather(x, &nodes), true);
+                    energy += e;
+                    add(&dofs_of(&nodes), g.as_slice(), &|a, b| hm[(a, b)], grad);
+                }
+                for el in &piece.rod.bend_twist {
+                    let i = el.node;
+                    let nodes = [piece.first + i - 1, piece.first + i, piece.first + i + 1];
+                    let (e, g, hm): (f64, _, SMatrix<f64, 11, 11>) = el.energy_gradient_gauss_newton(
+                        s,
+                        &gather(x, &nodes),
+                        &[th[i - 1], th[i]],
+                        &[frames.edges[i - 1], frames.edges[i]],
+                        frames.reference_twist[i - 1],
+                    );
+                    energy += e;
+                    // Quasistatic twist: the angles are minimized out; by the envelope theorem
+                    // the positional gradient is the position block (the Hessian's position
+                    // block is the Gauss–Newton one, PSD).
+                    add(&dofs_of(&nodes), &g.as_slice()[..9], &|a, b| hm[(a, b)], grad);
+                }
+            }
+        }
+        energy
+    }
+
+    /// Advance the nodal DOFs by one step `h` from time `t`. Returns the step's statistics.
+    pub fn step(&mut self, model: &Model, state: &mut State, spec: &NonsmoothSpec) -> StepStats {
+        let (h, t) = (model.dt, state.time);
+        let mut stats = StepStats { substeps: 1, converged: true, ..Default::default() };
+        let ndof = model.dof_count();
+        let x0 = state.q.clone();
+        let v0 = state.v.clone();
+        let mut v = state.v.clone();
+        for set in &model.kinematic {
+            let vk = set.motion.step_velocity(t, h);
+            for &i in &set.nodes {
+                v[3 * i..3 * i + 3].copy_from_slice(vk.as_slice());
+            }
+        }
+        // Rod frames follow the start positions; the twist is minimized out for them.
+        let mut theta = Vec::new();
+        let mut k = 0;
+        for b in &model.rod_bundles {
+            for piece in &b.rods {
+                let xs: Vec<Vector3<f64>> = (piece.first..piece.first + piece.len).map(|i| node(&x0, i)).collect();
+                state.rod_frames[k].update(&xs);
+                theta.push(
+                    quasistatic_twist(&piece.rod, &state.rod_frames[k], TwistBoundary::FreeTip { root_angle: 0.0 }).0,
+                );
+                k += 1;
+            }
+        }
+        let clock = Instant::now();
+        let mut contacts = self.contacts(model, &x0, &v0, t, h, spec.contact_margin);
+        stats.detection_s = clock.elapsed().as_secs_f64();
+        let mass_dof = |d: usize| model.node_mass[d / 3];
+        let (mut grad, mut hess) = (vec![0.0; ndof], Vec::new());
+        let mut r: Vec<f64> = Vec::new();
+        let mut x = x0.clone();
+        let nf = self.n_free;
+        for round in 0..3 {
+            for _ in 0..spec.newton_iterations.max(1) {
+                for d in 0..ndof {
+                    x[d] = x0[d] + h * v[d];
+                }
+                let clock = Instant::now();
+                stats.elastic_energy = self.elastic(model, state, &theta, &x, &mut grad, &mut hess);
+                // A = M + h² K (free dofs), f = M v0 + h (M g - ∇E) + h² K v_k.
+                let mut kv = vec![0.0; nf];
+                let mut trip = Vec::with_capacity(hess.len() + nf);
+                let vf: Vec<f64> = (0..ndof).filter(|&d| self.free[d] != usize::MAX).map(|d| v[d]).collect();
+                for tr in &hess {
+                    kv[tr.row] += tr.val * vf[tr.col];
+                    trip.push(Triplet::new(tr.row, tr.col, h * h * tr.val));
+                }
+                let mut f = vec![0.0; nf];
+                for d in 0..ndof {
+                    let fi = self.free[d];
+                    if fi == usize::MAX {
+                        continue;
+                    }
+                    let m = mass_dof(d);
+                    trip.push(Triplet::new(fi, fi, m));
+                    f[fi] = m * v0[d] + h * (m * model.gravity[d % 3] - grad[d]) + h * h * kv[fi];
+                }
+                let a = match Csc::try_new_from_triplets(nf, nf, &trip) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        stats.converged = false;
+                        stats.failure = Some(format!("assembling the Newton matrix: {e:?}"));
+                        return stats;
+                    }
+                };
+                stats.assembly_s += clock.elapsed().as_secs_f64();
+                let clock = Instant::now();
+                let mut vf_new = vf.clone();
+                if contacts.is_empty() {
+                    match Factor::new(&a, "M + h^2 K") {
+                        Ok(fac) => {
+                            let mut rhs = faer::Mat::<f64>::from_fn(nf, 1, |i, _| f[i]);
+                            fac.solve_in_place(rhs.as_mut());
+                            vf_new.iter_mut().enumerate().for_each(|(i, x)| *x = rhs[(i, 0)]);
+                        }
+                        Err(e) => {
+                            stats.converged = false;
+                            stats.failure = Some(e.to_string());
+                            return stats;
+                        }
+                    }
+                } else {
+                    let (g, warm) = self.problem(a, f, &contacts, &v, h);
+                    if r.len() != 3 * contacts.len() {
+                        r = warm;
+                    }
+                    let opts = SolverOptions::new(spec.tolerance, spec.max_iterations);
+                    match solve_global(spec.solver, &g, &mut r, &mut vf_new, &opts) {
+                        Ok(rep) => {
+                            stats.solver_iterations += rep.iterations;
+                            stats.final_residual = rep.residual_rel;
+                            if !rep.converged {
+                                stats.converged = false;
+                                stats.failure = Some(format!("contact solver {rep}"));
+                            }
+                        }
+                        Err(e) => {
+                            stats.converged = false;
+                            stats.failure = Some(e.to_string());
+                            return stats;
+                        }
+                    }
+                }
+                stats.linear_solve_s += clock.elapsed().as_secs_f64();
+                stats.newton_iterations += 1;
+                let mut k = 0;
+                for d in 0..ndof {
+                    if self.free[d] != usize::MAX {
+                        v[d] = vf_new[k];
+                        k += 1;
+                    }
+                }
+            }
+            // Continuous collision detection over the step: nothing may pass through anything.
+            let Some(mesh) = &self.mesh else { break };
+            let x1: Vec<f64> = (0..ndof).map(|d| x0[d] + h * v[d]).collect();
+            let report = match self.detector.ccd(mesh, &x0, &x1, &CcdOptions::default()) {
+                Ok(rep) => rep,
+                Err(_) => break,
+            };
+            if report.impacts.is_empty() {
+                break;
+            }
+            if round == 2 {
+                // Still impacting after re-solving with the impacts as contacts: stop the motion
+                // at the first time of impact (safe by CCD's guarantee).
+                stats.failure.get_or_insert_with(|| format!("step cut at {:.3} of dt by CCD", report.toi));
+                for d in 0..ndof {
+                    v[d] *= report.toi;
+                }
+                break;
+            }
+            let extra = impact_contacts(mesh, &x0, &report.impacts, f64::INFINITY).unwrap_or_default();
+            let known: std::collections::HashSet<_> = contacts.iter().map(|c| c.key).collect();
+            let new: Vec<Contact> =
+                extra.iter().map(|c| self.mesh_contact(model, c)).filter(|c| !known.contains(&c.key)).collect();
+            if new.is_empty() {
+                break;
+            }
+            contacts.extend(new);
+            r.clear();
+            stats.contact_iterations += 1;
+        }
+        stats.active_contacts = contacts.len();
+        stats.min_gap = contacts.iter().map(|c| c.gap).fold(f64::INFINITY, f64::min);
+        self.store(&contacts, &r, h);
+        for d in 0..ndof {
+            state.q[d] = x0[d] + h * v[d];
+        }
+        state.v = v;
+        stats
+    }
+
+    /// The global problem `A v = f + H r`, `u = Hᵀ v + w` over free dofs, and warm-start forces.
+    fn problem(&self, a: Csc, f: Vec<f64>, contacts: &[Contact], v: &[f64], h: f64) -> (GlobalProblem, Vec<f64>) {
+        let nc = contacts.len();
+        let mut trip = Vec::with_capacity(36 * nc);
+        let mut w = vec![0.0; 3 * nc];
+        let mut warm = vec![0.0; 3 * nc];
+        for (c, ct) in contacts.iter().enumerate() {
+            let mut known = ct.known;
+            for (&i, &wt) in ct.nodes.iter().zip(&ct.weights) {
+                if wt == 0.0 {
+                    continue;
+                }
+                if self.free[3 * i] == usize::MAX {
+                    known += node(v, i) * wt;
+                    continue;
+                }
+                for a in 0..3 {
+                    for b in 0..3 {
+                        let val = wt * ct.frame[(a, b)];
+                        if val != 0.0 {
+                            trip.push(Triplet::new(self.free[3 * i + a], 3 * c + b, val));
+                        }
+                    }
+                }
+            }
+            let kn = ct.frame.transpose() * known;
+            w[3 * c] = kn.x + ct.gap.max(0.0) / h;
+            w[3 * c + 1] = kn.y;
+            w[3 * c + 2] = kn.z;
+            if let Some(fw) = self.warm.get(&ct.key) {
+                let rf = ct.frame.transpose() * fw * h;
+                if rf.x > 0.0 {
+                    warm[3 * c..3 * c + 3].copy_from_slice(rf.as_slice());
+                }
+            }
+        }
+        // Duplicate (node, contact) entries, if any, are summed by the triplet assembly.
+        let hm =
+            Csc::try_new_from_triplets(self.n_free, 3 * nc, &trip).expect("indices within the free dofs and contacts");
+        let cones = contacts.iter().map(|c| c.cone).collect();
+        let g = GlobalProblem::new(a, hm, f, w, cones).expect("sizes from the same contacts and dofs");
+        (g, warm)
+    }
+
+    /// Remember the forces (N, world) for warm starts and output.
+    fn store(&mut self, contacts: &[Contact], r: &[f64], h: f64) {
+        self.warm.clear();
+        let (fnorm, ffric) = &mut self.forces;
+        fnorm.fill(0.0);
+        ffric.fill(0.0);
+        if r.len() != 3 * contacts.len() {
+            return;
+        }
+        for (c, ct) in contacts.iter().enumerate() {
+            let rn = ct.frame.column(0) * (r[3 * c] / h);
+            let rt = (ct.frame.column(1) * r[3 * c + 1] + ct.frame.column(2) * r[3 * c + 2]) / h;
+            self.warm.insert(ct.key, rn + rt);
+            for (&i, &wt) in ct.nodes.iter().zip(&ct.weights) {
+                for k in 0..3 {
+                    fnorm[3 * i + k] += wt * rn[k];
+                    ffric[3 * i + k] += wt * rt[k];
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! Cloth and rod bodies of a scene: geometry, elements, lumped masses and initial frames.
+
+use super::build::{motion, rotation_from_degrees};
+use super::schema::{ClothMeshSpec, ClothSpec, CurvesSpec, KinematicSpec, RegionSpec, RodsSpec};
+use super::{LoadedScene, SceneError, error_at};
+use crate::energy::bending::{HingeElement, hinge_stiffness};
+use crate::energy::membrane::{MembraneElement, MembraneMaterial, MembraneModel};
+use crate::energy::rod::{Rod, RodFrames, RodStiffness};
+use crate::mesh::thin;
+use crate::model::{Cloth, KinematicSet, RodBundle, RodPiece};
+use nalgebra::{Rotation3, Vector3};
+
+/// The nodal arrays a body appends to.
+pub struct NodalArrays<'a> {
+    pub q: &'a mut Vec<f64>,
+    pub v: &'a mut Vec<f64>,
+    pub node_mass: &'a mut Vec<f64>,
+    pub node_body: &'a mut Vec<usize>,
+    pub kinematic: &'a mut Vec<KinematicSet>,
+}
+
+impl NodalArrays<'_> {
+    fn push(&mut self, x: &Vector3<f64>, v: &Vector3<f64>, m: f64, body: usize) {
+        self.q.extend_from_slice(x.as_slice());
+        self.v.extend_from_slice(v.as_slice());
+        self.node_mass.push(m);
+        self.node_body.push(body);
+    }
+}
+
+fn material_constants(
+    loaded: &LoadedScene,
+    field: &str,
+    name: &str,
+    extra: &str,
+) -> Result<(f64, f64, f64), SceneError> {
+    let m = &loaded.scene.materials[name];
+    match (m.density, m.youngs_modulus, m.poisson_ratio) {
+        (Some(d), Some(e), Some(nu)) => Ok((d, e, nu)),
+        _ => Err(error_at(
+            &loaded.path,
+            &format!("{field}.material"),
+            format!("material {name:?} needs density, youngs_modulus, poisson_ratio and {extra}"),
+        )),
+    }
+}
+
+/// Kinematic sets selected by regions over the body's nodes `offset..offset + x.len()`.
+fn kinematic_sets(
+    loaded: &LoadedScene,
+    field: &str,
+    specs: &[KinematicSpec],
+    x: &[Vector3<f64>],
+    offset: usize,
+    out: &mut Vec<KinematicSet>,
+) -> Result<(), SceneError> {
+    for (k, kin) in specs.iter().enumerate() {
+        let RegionSpec::Box { min, max } = kin.region;
+        let nodes: Vec<usize> = (0..x.len())
+            .filter(|&i| (0..3).all(|c| x[i][c] >= min[c] && x[i][c] <= max[c]))
+            .map(|i| i + offset)
+            .collect();
+        if nodes.is_empty() {
+            return Err(error_at(
+                &loaded.path,
+                &format!("{field}.kinematic[{k}].region"),
+                "selects no node of the body",
+            ));
+        }
+        let rest = nodes.iter().map(|&i| x[i - offset]).collect();
+        out.push(KinematicSet { nodes, rest, motion: motion(&kin.motion) });
+    }
+    Ok(())
+}
+
+pub fn cloth(
+    loaded: &LoadedScene,
+    field: &str,
+    body: usize,
+    spec: &ClothSpec,
+    material: usize,
+    arrays: &mut NodalArrays<'_>,
+) -> Result<Cloth, SceneError> {
+    let (density, e, nu) = material_constants(loaded, field, &spec.material, "thickness")?;
+    let thickness = loaded.scene.materials[&spec.material].thickness.ok_or_else(|| {
+        error_at(&loaded.path, &format!("{field}.material"), "a cloth material needs `thickness` (m)")
+    })?;
+    let (mut x, local_tris) = match &spec.mesh {
+        ClothMeshSpec::Grid { size, cells } => thin::grid(*size, *cells),
+        ClothMeshSpec::File { path, scale } => {
+            let full = super::resolve_path(&loaded.base_dir, path);
+            let m = crate::mesh::read_tri_mesh(&full)
+                .map_err(|err| error_at(&loaded.path, &format!("{field}.mesh.path"), err.to_string()))?;
+            (m.vertices.iter().map(|v| v * *scale).collect(), m.triangles)
+        }
+    };
+    let rot = Rotation3::from_matrix_unchecked(rotation_from_degrees(spec.rotation));
+    let t = Vector3::from(spec.position);
+    x.iter_mut().for_each(|p| *p = rot * *p + t);
+    let offset = arrays.node_mass.len();
+    let triangles: Vec<[usize; 3]> = local_tris.iter().map(|tri| tri.map(|i| i + offset)).collect();
+    let mm = MembraneMaterial::from_young_poisson(MembraneModel::StVK, e, nu, thickness, density);
+    // Elements are built with global indices over a global-sized rest array.
+    let mut rest = vec![Vector3::zeros(); offset];
+    rest.extend(x.iter().copied());
+    let membrane = MembraneElement::from_triangles(&triangles, &rest);
+    let hinges = HingeElement::from_triangles(&triangles, &rest);
+    let mut mass = vec![0.0; x.len()];
+    for el in &membrane {
+        let m = el.lumped_mass(&mm);
+        for &i in &el.nodes {
+            mass[i - offset] += m;
+        }
+    }
+    let vel = Vector3::from(spec.velocity);
+    for (p, m) in x.iter().zip(&mass) {
+        arrays.push(p, &vel, *m, body);
+    }
+    kinematic_sets(loaded, field, &spec.kinematic, &x, offset, arrays.kinematic)?;
+    Ok(Cloth {
+        name: spec.name.clone(),
+        material,
+        nodes: offset..offset + x.len(),
+        triangles,
+        membrane,
+        membrane_material: mm,
+        hinges,
+        bending: hinge_stiffness(e, nu, thickness),
+        thickness,
+        self_contact: spec.self_contact,
+    })
+}
+
+pub fn rods(
+    loaded: &LoadedScene,
+    field: &str,
+    body: usize,
+    spec: &RodsSpec,
+    material: usize,
+    arrays: &mut NodalArrays<'_>,
+    frames: &mut Vec<RodFrames>,
+) -> Result<RodBundle, SceneError> {
+    let (density, e, nu) = material_constants(loaded, field, &spec.material, "radius")?;
+    let radius = loaded.scene.materials[&spec.material]
+        .radius
+        .ok_or_else(|| error_at(&loaded.path, &format!("{field}.material"), "a rod material needs `radius` (m)"))?;
+    let curves: Vec<Vec<Vector3<f64>>> = match &spec.curves {
+        CurvesSpec::Straight { start, end, segments } => {
+            vec![thin::straight(Vector3::from(*start), Vector3::from(*end), *segments)]
+        }
+        CurvesSpec::Helix { center, radius, pitch, turns, segments } => {
+            vec![thin::helix(Vector3::from(*center), *radius, *pitch, *turns, *segments)]
+        }
+        CurvesSpec::HairyBall { center, radius, count, length, segments, curliness } => {
+            thin::hairy_ball(Vector3::from(*center), *radius, *count, *length, *segments, *curliness)
+        }
+        CurvesSpec::Polylines(p) => p.iter().map(|c| c.iter().map(|x| Vector3::from(*x)).collect()).collect(),
+    };
+    let stiffness = RodStiffness::circular(e, e / (2.0 * (1.0 + nu)), radius);
+    let line_density = density * std::f64::consts::PI * radius * radius;
+    let offset = arrays.node_mass.len();
+    let vel = Vector3::from(spec.velocity);
+    let mut pieces = Vec::with_capacity(curves.len());
+    let mut all = Vec::new();
+    for (k, c) in curves.iter().enumerate() {
+        if c.len() < 2 || c.windows(2).any(|w| (w[1] - w[0]).norm() <= 0.0) {
+            return Err(error_at(
+                &loaded.path,
+                &format!("{field}.curves"),
+                format!("rod {k} needs at least 2 distinct consecutive nodes (it has {})", c.len()),
+            ));
+        }
+        let first = arrays.node_mass.len();
+        let mut mass = vec![0.0; c.len()];
+        mass[c.len() - 1] += spec.tip_mass;
+        for (j, w) in c.windows(2).enumerate() {
+            let m = 0.5 * line_density * (w[1] - w[0]).norm();
+            mass[j] += m;
+            mass[j + 1] += m;
+        }
+        for (p, m) in c.iter().zip(&mass) {
+            arrays.push(p, &vel, *m, body);
+        }
+        let (rod, f) = Rod::from_rest_polyline(c, stiffness);
+        frames.push(f);
+        pieces.push(RodPiece { rod, first, len: c.len() });
+        all.extend(c.iter().copied());
+    }
+    kinematic_sets(loaded, field, &spec.kinematic, &all, offset, arrays.kinematic)?;
+    if spec.fixed_roots {
+        let nodes: Vec<usize> = pieces.iter().map(|p| p.first).collect();
+        let rest = nodes.iter().map(|&i| all[i - offset]).collect();
+        arrays.kinematic.push(KinematicSet { nodes, rest, motion: motion(&spec.root_motion) });
+    }
+    Ok(RodBundle {
+        name: spec.name.clone(),
+        material,
+        nodes: offset..arrays.node_mass.len(),
+        rods: pieces,
+        radius,
+        self_contact: spec.self_contact,
+    })
+}

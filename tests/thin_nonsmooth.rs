@@ -1,0 +1,152 @@
+//! Cloth and rods in the nonsmooth pipeline (projected Newton + nodal ADMM, 004).
+
+use fricsim::model::node;
+use fricsim::simulation::Simulation;
+use nalgebra::Vector3;
+use std::f64::consts::PI;
+
+fn sim(text: &str) -> Simulation {
+    let loaded =
+        fricsim::scene::parse_scene_str(text, "test", std::path::Path::new("."), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
+    Simulation::new(model, state)
+}
+
+/// Capstan (validation case 8): a thin rope over a fixed cylinder (radius R, axis y), loaded
+/// by a tip mass on one side and held by a kinematic anchor on the other that pays out slowly,
+/// so the rope slides over the cylinder towards the load. Returns the measured
+/// `T_load / T_hold` at the cylinder (tensions where the rope leaves it).
+fn capstan(mu: f64, wrap: f64) -> f64 {
+    let (big_r, r): (f64, f64) = (0.05, 0.001);
+    let rr = big_r + r;
+    let (len_hold, len_load, seg): (f64, f64, f64) = (0.2, 0.2, 0.005);
+    let mut pts: Vec<Vector3<f64>> = Vec::new();
+    // Hold side: vertical from below for a half wrap, horizontal from the left for a quarter.
+    let start_angle = PI / 2.0 + wrap; // polar angle (from +x, in the xz plane) where the rope meets the cylinder
+    let tangent_in = Vector3::new(start_angle.sin(), 0.0, -start_angle.cos()); // direction of travel at contact
+    let p_in = Vector3::new(rr * start_angle.cos(), 0.0, rr * start_angle.sin());
+    let n_hold = (len_hold / seg).round() as usize;
+    for k in 0..n_hold {
+        pts.push(p_in - tangent_in * (len_hold * (1.0 - k as f64 / n_hold as f64)));
+    }
+    let n_arc = ((rr * wrap) / seg).round() as usize;
+    for k in 0..n_arc {
+        let a = start_angle - wrap * k as f64 / n_arc as f64;
+        pts.push(Vector3::new(rr * a.cos(), 0.0, rr * a.sin()));
+    }
+    let n_load = (len_load / seg).round() as usize;
+    for k in 0..=n_load {
+        pts.push(Vector3::new(rr, 0.0, -len_load * k as f64 / n_load as f64));
+    }
+    let poly: Vec<String> = pts.iter().map(|p| format!("({}, {}, {})", p.x, p.y, p.z)).collect();
+    let pay_out = tangent_in * 0.01;
+    let text = format!(
+        r#"Scene(name: "capstan", dt: 5e-3, frames: 1, frame_rate: 1.0, gravity: (0.0, 0.0, -9.81),
+        materials: {{ "rope": (density: 300.0, youngs_modulus: 1e7, poisson_ratio: 0.3, radius: {r}), "post": () }},
+        friction: (default: (mu: {mu})),
+        bodies: [ Rods(name: "rope", material: "rope", curves: Polylines([[{}]]), fixed_roots: true,
+                       root_motion: Velocity({}, {}, {}), tip_mass: 0.1, self_contact: false) ],
+        colliders: [ Cylinder(name: "post", material: "post", radius: {big_r}, length: 0.1, rotation: (90.0, 0.0, 0.0)) ],
+        pipeline: Nonsmooth(solver: FischerBurmeister, tolerance: 1e-6, max_iterations: 2000))"#,
+        poly.join(", "),
+        pay_out.x,
+        pay_out.y,
+        pay_out.z
+    );
+    let mut s = sim(&text);
+    let rod = &s.model.rod_bundles[0].rods[0];
+    let (ks, first) = (rod.rod.stiffness.stretch, rod.first);
+    let rest0 = (pts[1] - pts[0]).norm();
+    let lambda = 300.0 * PI * r * r;
+    let (steps, window) = (400, 100);
+    let mut t_anchor = 0.0;
+    for k in 0..steps {
+        let st = s.step().expect("finite");
+        assert!(st.converged, "mu {mu} wrap {wrap}: step {k}: {:?}", st.failure);
+        if k >= steps - window {
+            let e = node(&s.state.q, first + 1) - node(&s.state.q, first);
+            t_anchor += ks * (e.norm() / rest0 - 1.0) / window as f64;
+        }
+    }
+    // The hold side's own weight adds to the anchor tension where it is vertical.
+    let hold_weight = if wrap > 0.75 * PI { lambda * len_hold * 9.81 } else { 0.0 };
+    let t_hold = t_anchor + hold_weight;
+    let t_load = (0.1 + lambda * len_load) * 9.81;
+    t_load / t_hold
+}
+
+/// Validation case 8, the issue's 3 % gate. NOT MET yet, hence opt-in: even frictionless
+/// (mu = 0) the measured ratio is 1.24 instead of 1 (the anchor tension averages 0.8 N under a
+/// 0.98 N load while the load still bounces and swings after 2 s), so the force transmission
+/// of the nodal step, or this measurement, needs work before the friction cases mean anything
+/// (mu = 0.2, wrap pi: 3.40 vs 1.87). Run with
+/// `cargo test --release --test thin_nonsmooth -- --ignored --nocapture capstan`.
+#[test]
+#[ignore]
+fn capstan_tension_ratio_is_exp_mu_phi() {
+    for (mu, wrap) in [(0.0, PI), (0.2, PI), (0.4, PI), (0.2, PI / 2.0), (0.4, PI / 2.0)] {
+        let ratio = capstan(mu, wrap);
+        let expected = (mu * wrap).exp();
+        println!("mu {mu} wrap {wrap:.3}: T_load/T_hold = {ratio:.4}, exp(mu phi) = {expected:.4}");
+        assert!((ratio / expected - 1.0).abs() < 0.03, "mu {mu} wrap {wrap}: {ratio} vs {expected}");
+    }
+}
+
+/// A cloth dropped on a sphere drapes over it: no node ends inside the sphere's surface offset by
+/// the cloth's half thickness (velocity-level contacts allow a gap error of the solver tolerance
+/// times the step's travel, far below the 0.1 mm asserted), and it comes to rest.
+#[test]
+fn cloth_drapes_over_a_sphere_without_penetrating() {
+    let text = r#"Scene(name: "drape", dt: 2e-3, frames: 1, frame_rate: 1.0,
+        materials: { "cotton": (density: 300.0, youngs_modulus: 1e6, poisson_ratio: 0.3, thickness: 1e-3), "ball": () },
+        friction: (default: (mu: 0.4)),
+        bodies: [ Cloth(name: "sheet", material: "cotton", mesh: Grid(size: (0.6, 0.6), cells: (12, 12)), position: (0.0, 0.0, 0.27)) ],
+        colliders: [ Sphere(name: "ball", material: "ball", radius: 0.25) ],
+        pipeline: Nonsmooth(solver: GaussSeidel, tolerance: 1e-5, max_iterations: 5000))"#;
+    let mut s = sim(text);
+    let mut deepest = f64::INFINITY;
+    for k in 0..300 {
+        let st = s.step().expect("finite");
+        assert!(st.converged, "step {k}: {:?}", st.failure);
+        for i in 0..s.model.node_count() {
+            deepest = deepest.min(node(&s.state.q, i).norm() - 0.25 - 0.0005);
+        }
+    }
+    assert!(deepest > -1e-4, "a node went {deepest:e} m into the sphere");
+    let top = node(&s.state.q, 6 * 13 + 6);
+    assert!((top.z - 0.2505).abs() < 2e-3, "the cloth's centre rests on the top of the sphere: z = {}", top.z);
+}
+
+/// No tunnelling: a rod thrown at 20 m/s at a pinned cloth (40 mm per step, 40x the cloth's
+/// thickness) stays on its side.
+#[test]
+fn fast_rod_does_not_pass_through_cloth() {
+    let text = r#"Scene(name: "tunnel", dt: 2e-3, frames: 1, frame_rate: 1.0, gravity: (0.0, 0.0, 0.0),
+        materials: {
+            "cotton": (density: 300.0, youngs_modulus: 1e6, poisson_ratio: 0.3, thickness: 1e-3),
+            "wire": (density: 7800.0, youngs_modulus: 1e9, poisson_ratio: 0.3, radius: 1e-3),
+        },
+        friction: (default: (mu: 0.3)),
+        bodies: [
+            Cloth(name: "sheet", material: "cotton", mesh: Grid(size: (0.4, 0.4), cells: (16, 16)),
+                  kinematic: [(region: Box(min: (-1.0, -1.0, -1.0), max: (-0.19, 1.0, 1.0))), (region: Box(min: (0.19, -1.0, -1.0), max: (1.0, 1.0, 1.0)))]),
+            Rods(name: "dart", material: "wire", curves: Straight(start: (-0.05, 0.013, 0.05), end: (0.05, -0.011, 0.05), segments: 8), velocity: (0.0, 0.0, -20.0)),
+        ],
+        pipeline: Nonsmooth(solver: Admm, tolerance: 1e-4, max_iterations: 500, on_failure: Continue))"#;
+    let mut s = sim(text);
+    let rod = s.model.rod_bundles[0].nodes.clone();
+    for _ in 0..15 {
+        s.step().expect("finite");
+        for i in rod.clone() {
+            let x = node(&s.state.q, i);
+            // The cloth is pinned at x = +-0.2 and sags; the dart must stay above the sheet
+            // at its own (x, y): above the lowest cloth node within 2 cells of it.
+            let below = (0..s.model.cloths[0].nodes.len())
+                .map(|k| node(&s.state.q, k))
+                .filter(|c| (c.x - x.x).abs() < 0.05 && (c.y - x.y).abs() < 0.05)
+                .map(|c| c.z)
+                .fold(f64::INFINITY, f64::min);
+            assert!(x.z > below, "rod node {i} at z = {} passed the cloth (lowest nearby cloth node z = {below})", x.z);
+        }
+    }
+}
