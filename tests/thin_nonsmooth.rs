@@ -22,7 +22,7 @@ fn capstan(mu: f64, wrap: f64) -> f64 {
     let (len_hold, len_load, seg): (f64, f64, f64) = (0.2, 0.2, 0.005);
     let mut pts: Vec<Vector3<f64>> = Vec::new();
     // Hold side: vertical from below for a half wrap, horizontal from the left for a quarter.
-    let start_angle = PI / 2.0 + wrap; // polar angle (from +x, in the xz plane) where the rope meets the cylinder
+    let start_angle = wrap; // polar angle (from +x, in the xz plane) where the rope meets the cylinder
     let tangent_in = Vector3::new(start_angle.sin(), 0.0, -start_angle.cos()); // direction of travel at contact
     let p_in = Vector3::new(rr * start_angle.cos(), 0.0, rr * start_angle.sin());
     let n_hold = (len_hold / seg).round() as usize;
@@ -75,14 +75,14 @@ fn capstan(mu: f64, wrap: f64) -> f64 {
     t_load / t_hold
 }
 
-/// Validation case 8, the 3 % gate. NOT MET yet, hence opt-in: even frictionless
-/// (mu = 0) the measured ratio is 1.24 instead of 1 (the anchor tension averages 0.8 N under a
-/// 0.98 N load while the load still bounces and swings after 2 s), so the force transmission
-/// of the nodal step, or this measurement, needs work before the friction cases mean anything
-/// (mu = 0.2, wrap pi: 3.40 vs 1.87). Run with
-/// `cargo test --release --test thin_nonsmooth -- --ignored --nocapture capstan`.
+/// Validation case 8 with the 3 % gate, for two wrap angles and two mu, plus the
+/// frictionless control (ratio 1). Measured: 1.010, and 1.89/1.87, 3.55/3.51, 1.377/1.369,
+/// 1.886/1.875 (errors 0.6–1.2 %). What separates the measurement from exp(mu phi):
+/// - the load's remaining bounce, averaged over the last 0.5 s;
+/// - the rope's bending stiffness, EI / (T R²) ~ 0.3 %;
+/// - its weight along the arc, neglected in exp(mu phi), ~0.2 %;
+/// - node-only contacts on a 5 mm polygon around R = 5 cm.
 #[test]
-#[ignore]
 fn capstan_tension_ratio_is_exp_mu_phi() {
     for (mu, wrap) in [(0.0, PI), (0.2, PI), (0.4, PI), (0.2, PI / 2.0), (0.4, PI / 2.0)] {
         let ratio = capstan(mu, wrap);
