@@ -19,6 +19,7 @@
 pub mod assemble;
 pub mod detect;
 pub mod nodal;
+mod nodal_elastic;
 pub mod warm;
 
 use super::{ContactPoint, Pipeline, StepError, StepStats};

@@ -18,10 +18,11 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::super::StepStats;
+use super::nodal_elastic::ElasticAssembly;
 use crate::contact::nodal::{CcdOptions, ContactMesh, ContactMeshBuilder, Detector, NodalContact, impact_contacts};
 use crate::contact::rigid::frame;
 use crate::dfcp::admm::{self, AdmmParams};
-use crate::dfcp::global_reduction::{Factor, Reduced};
+use crate::dfcp::global_reduction::Reduced;
 use crate::dfcp::problem::{Csc, GlobalProblem};
 use crate::dfcp::residual::global_error;
 use crate::dfcp::solver::SolverOptions;
@@ -30,7 +31,7 @@ use crate::friction::cone::Cone;
 use crate::model::{Model, State, node};
 use crate::scene::schema::{DfcpSolverSpec, NonsmoothSpec};
 use faer::sparse::Triplet;
-use nalgebra::{Matrix3, SMatrix, Vector3};
+use nalgebra::{Matrix3, Vector3};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -94,10 +95,9 @@ pub struct NodalStep {
     warm: HashMap<(u8, usize, usize), Vector3<f64>>,
     /// Per-node contact and friction forces of the last step (N).
     pub forces: (Vec<f64>, Vec<f64>),
-}
-
-fn gather<const N: usize>(x: &[f64], nodes: &[usize; N]) -> [Vector3<f64>; N] {
-    nodes.map(|i| node(x, i))
+    elastic: ElasticAssembly,
+    /// Symbolic Cholesky of `M + h² K` (its pattern never changes), for contact-free solves.
+    llt: Option<faer::sparse::linalg::solvers::SymbolicLlt<usize>>,
 }
 
 impl NodalStep {
@@ -129,7 +129,10 @@ impl NodalStep {
         }
         let has_mesh = !model.cloths.is_empty() || !model.rod_bundles.is_empty();
         let mesh = if has_mesh { Some(builder.build().map_err(|e| e.to_string())?) } else { None };
+        let elastic = ElasticAssembly::new(model, &free, n_free)?;
         Ok(NodalStep {
+            elastic,
+            llt: None,
             free,
             n_free,
             thin_nodes,
@@ -195,85 +198,6 @@ impl NodalStep {
         }
     }
 
-    /// Elastic energy gradient and PSD Hessian triplets (free dofs) at positions `x`.
-    fn elastic(
-        &self,
-        model: &Model,
-        state: &State,
-        theta: &[Vec<f64>],
-        x: &[f64],
-        grad: &mut [f64],
-        hess: &mut Vec<Triplet<usize, usize, f64>>,
-    ) -> f64 {
-        grad.fill(0.0);
-        hess.clear();
-        let mut energy = 0.0;
-        let free = &self.free;
-        let mut add = |dofs: &[usize], g: &[f64], hm: &dyn Fn(usize, usize) -> f64, grad: &mut [f64]| {
-            for (a, &da) in dofs.iter().enumerate() {
-                grad[da] += g[a];
-                if free[da] == usize::MAX {
-                    continue;
-                }
-                for (b, &db) in dofs.iter().enumerate() {
-                    if free[db] != usize::MAX {
-                        let val = hm(a, b);
-                        if val != 0.0 {
-                            hess.push(Triplet::new(free[da], free[db], val));
-                        }
-                    }
-                }
-            }
-        };
-        let dofs_of =
-            |nodes: &[usize]| -> Vec<usize> { nodes.iter().flat_map(|&i| [3 * i, 3 * i + 1, 3 * i + 2]).collect() };
-        for c in &model.cloths {
-            for el in &c.membrane {
-                let xs = gather(x, &el.nodes);
-                let (e, g, hm) = el.energy_gradient_hessian(&c.membrane_material, &xs, true);
-                energy += e;
-                add(&dofs_of(&el.nodes), g.as_slice(), &|a, b| hm[(a, b)], grad);
-            }
-            for el in &c.hinges {
-                let xs = gather(x, &el.nodes);
-                let (e, g, hm) = el.energy_gradient_gauss_newton(c.bending, &xs);
-                energy += e;
-                add(&dofs_of(&el.nodes), g.as_slice(), &|a, b| hm[(a, b)], grad);
-            }
-        }
-        let mut rod_index = 0;
-        for b in &model.rod_bundles {
-            for (piece, th) in b.rods.iter().zip(&theta[rod_index..]) {
-                let frames = &state.rod_frames[rod_index];
-                rod_index += 1;
-                let s = &piece.rod.stiffness;
-                for el in &piece.rod.stretch {
-                    let nodes = el.nodes.map(|j| piece.first + j);
-                    let (e, g, hm) = el.energy_gradient_hessian(s.stretch, &gather(x, &nodes), true);
-                    energy += e;
-                    add(&dofs_of(&nodes), g.as_slice(), &|a, b| hm[(a, b)], grad);
-                }
-                for el in &piece.rod.bend_twist {
-                    let i = el.node;
-                    let nodes = [piece.first + i - 1, piece.first + i, piece.first + i + 1];
-                    let (e, g, hm): (f64, _, SMatrix<f64, 11, 11>) = el.energy_gradient_gauss_newton(
-                        s,
-                        &gather(x, &nodes),
-                        &[th[i - 1], th[i]],
-                        &[frames.edges[i - 1], frames.edges[i]],
-                        frames.reference_twist[i - 1],
-                    );
-                    energy += e;
-                    // Quasistatic twist: the angles are minimized out; by the envelope theorem
-                    // the positional gradient is the position block (the Hessian's position
-                    // block is the Gauss–Newton one, PSD).
-                    add(&dofs_of(&nodes), &g.as_slice()[..9], &|a, b| hm[(a, b)], grad);
-                }
-            }
-        }
-        energy
-    }
-
     /// Advance the nodal DOFs by one step `h` from time `t`. Returns the step's statistics.
     pub fn step(&mut self, model: &Model, state: &mut State, spec: &NonsmoothSpec) -> StepStats {
         let (h, t) = (model.dt, state.time);
@@ -305,7 +229,7 @@ impl NodalStep {
         let mut contacts = self.contacts(model, &x0, &v0, t, h, spec.contact_margin);
         stats.detection_s = clock.elapsed().as_secs_f64();
         let mass_dof = |d: usize| model.node_mass[d / 3];
-        let (mut grad, mut hess) = (vec![0.0; ndof], Vec::new());
+        let mut grad = vec![0.0; ndof];
         let mut r: Vec<f64> = Vec::new();
         let mut x = x0.clone();
         let nf = self.n_free;
@@ -315,46 +239,36 @@ impl NodalStep {
                     x[d] = x0[d] + h * v[d];
                 }
                 let clock = Instant::now();
-                stats.elastic_energy = self.elastic(model, state, &theta, &x, &mut grad, &mut hess);
                 // A = M + h² K (free dofs), f = M v0 + h (M g - ∇E) + h² K v_k.
-                let mut kv = vec![0.0; nf];
-                let mut trip = Vec::with_capacity(hess.len() + nf);
                 let vf: Vec<f64> = (0..ndof).filter(|&d| self.free[d] != usize::MAX).map(|d| v[d]).collect();
-                for tr in &hess {
-                    kv[tr.row] += tr.val * vf[tr.col];
-                    trip.push(Triplet::new(tr.row, tr.col, h * h * tr.val));
-                }
+                let mut kv = vec![0.0; nf];
+                let (energy, a) =
+                    match self.elastic.assemble(model, state, &theta, &self.free, &x, h, &vf, &mut grad, &mut kv) {
+                        Ok(r) => r,
+                        Err(e) => {
+                            stats.converged = false;
+                            stats.failure = Some(e);
+                            return stats;
+                        }
+                    };
+                stats.elastic_energy = energy;
                 let mut f = vec![0.0; nf];
                 for d in 0..ndof {
                     let fi = self.free[d];
-                    if fi == usize::MAX {
-                        continue;
+                    if fi != usize::MAX {
+                        let m = mass_dof(d);
+                        f[fi] = m * v0[d] + h * (m * model.gravity[d % 3] - grad[d]) + h * h * kv[fi];
                     }
-                    let m = mass_dof(d);
-                    trip.push(Triplet::new(fi, fi, m));
-                    f[fi] = m * v0[d] + h * (m * model.gravity[d % 3] - grad[d]) + h * h * kv[fi];
                 }
-                let a = match Csc::try_new_from_triplets(nf, nf, &trip) {
-                    Ok(a) => a,
-                    Err(e) => {
-                        stats.converged = false;
-                        stats.failure = Some(format!("assembling the Newton matrix: {e:?}"));
-                        return stats;
-                    }
-                };
                 stats.assembly_s += clock.elapsed().as_secs_f64();
                 let clock = Instant::now();
                 let mut vf_new = vf.clone();
                 if contacts.is_empty() {
-                    match Factor::new(&a, "M + h^2 K") {
-                        Ok(fac) => {
-                            let mut rhs = faer::Mat::<f64>::from_fn(nf, 1, |i, _| f[i]);
-                            fac.solve_in_place(rhs.as_mut());
-                            vf_new.iter_mut().enumerate().for_each(|(i, x)| *x = rhs[(i, 0)]);
-                        }
+                    match self.solve_free(&a, &f) {
+                        Ok(sol) => vf_new = sol,
                         Err(e) => {
                             stats.converged = false;
-                            stats.failure = Some(e.to_string());
+                            stats.failure = Some(e);
                             return stats;
                         }
                     }
@@ -428,6 +342,20 @@ impl NodalStep {
         }
         state.v = v;
         stats
+    }
+
+    /// `A v = f` by sparse Cholesky, the symbolic analysis done once.
+    fn solve_free(&mut self, a: &Csc, f: &[f64]) -> Result<Vec<f64>, String> {
+        use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
+        if self.llt.is_none() {
+            self.llt = Some(SymbolicLlt::try_new(a.symbolic(), faer::Side::Lower).map_err(|e| format!("{e:?}"))?);
+        }
+        let sym = self.llt.clone().expect("set above");
+        let llt = Llt::try_new_with_symbolic(sym, a.as_ref(), faer::Side::Lower)
+            .map_err(|e| format!("M + h^2 K is not positive definite: {e:?}"))?;
+        let mut rhs = faer::Mat::<f64>::from_fn(f.len(), 1, |i, _| f[i]);
+        faer::linalg::solvers::SolveCore::solve_in_place_with_conj(&llt, faer::Conj::No, rhs.as_mut());
+        Ok((0..f.len()).map(|i| rhs[(i, 0)]).collect())
     }
 
     /// The global problem `A v = f + H r`, `u = Hᵀ v + w` over free dofs, and warm-start forces.
