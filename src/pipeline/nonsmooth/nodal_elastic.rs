@@ -153,9 +153,9 @@ impl ElasticAssembly {
                 });
             }
         }
-        for d in 0..free.len() {
-            if free[d] != usize::MAX {
-                self.values[k + free[d]] = model.node_mass[d / 3];
+        for (d, &fd) in free.iter().enumerate() {
+            if fd != usize::MAX {
+                self.values[k + fd] = model.node_mass[d / 3];
             }
         }
         let a = faer::sparse::SparseColMat::new_from_argsort(self.pattern.clone(), &self.argsort, &self.values)
