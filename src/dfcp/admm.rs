@@ -286,6 +286,15 @@ fn project(
     updates
 }
 
+/// Reusable analysis across solves of problems with the same matrix pattern (successive Newton
+/// iterations and time steps of one scene): the symbolic Cholesky of `A + W`, whose pattern is
+/// that of `A` (which always holds its diagonal here).
+#[derive(Default)]
+pub struct AdmmCache {
+    pattern: Option<(Vec<usize>, Vec<usize>)>,
+    symbolic: Option<faer::sparse::linalg::solvers::SymbolicLlt<usize>>,
+}
+
 /// Solve a global problem. `r` and `v` are warm starts and results (`v` = the feasible `p`).
 pub fn solve(
     g: &GlobalProblem,
@@ -294,18 +303,41 @@ pub fn solve(
     opts: &SolverOptions,
     prm: &AdmmParams,
 ) -> Result<SolveReport> {
-    const NAME: &str = "admm";
-    let (n, ndof) = (3 * g.nc(), g.ndof());
-    if let Err(m) = check_len("r", r.len(), n).and(check_len("v", v.len(), ndof)) {
-        return Ok(rejected(NAME, m));
+    solve_cached(g, r, v, opts, prm, &mut AdmmCache::default())
+}
+
+/// A factorisation as an in-place solve.
+type SolveInPlace = Box<dyn Fn(faer::MatMut<'_, f64>)>;
+
+/// `A + W` factorised: with the cached symbolic Cholesky when `A` is symmetric and its pattern
+/// (with full diagonal) matches the cache's, else from scratch (Cholesky or LU).
+fn factor_a_plus_w(a: &Csc, w: &[f64], cache: &mut AdmmCache) -> Result<SolveInPlace> {
+    use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
+    let ndof = a.nrows();
+    let ar = a.as_ref();
+    let has_diagonal = (0..ndof).all(|j| ar.row_idx_of_col_raw(j).binary_search(&j).is_ok());
+    if is_symmetric(a) && has_diagonal {
+        let mut values = ar.val().to_vec();
+        for j in 0..ndof {
+            let rows = ar.row_idx_of_col_raw(j);
+            let k = ar.col_range(j).start + rows.binary_search(&j).expect("checked above");
+            values[k] += w[j];
+        }
+        let k = Csc::new(a.symbolic().to_owned().map_err(|e| anyhow!("{e:?}"))?, values);
+        let key = (ar.col_ptr().to_vec(), ar.row_idx().to_vec());
+        if cache.pattern.as_ref() != Some(&key) {
+            cache.symbolic =
+                Some(SymbolicLlt::try_new(k.symbolic(), faer::Side::Lower).map_err(|e| anyhow!("A + W: {e:?}"))?);
+            cache.pattern = Some(key);
+        }
+        let sym = cache.symbolic.clone().expect("set above");
+        let llt = Llt::try_new_with_symbolic(sym, k.as_ref(), faer::Side::Lower)
+            .map_err(|e| anyhow!("A + W is not positive definite (Cholesky: {e:?})"))?;
+        return Ok(Box::new(move |x| {
+            faer::linalg::solvers::SolveCore::solve_in_place_with_conj(&llt, faer::Conj::No, x)
+        }));
     }
-    let start = Instant::now();
-    // M as stored (see global_reduction): symmetric -> Cholesky of A + W, else LU.
-    let a = if is_symmetric(&g.m) { symmetrized(&g.m)? } else { g.m.clone() };
-    let w = weights(&a, prm.sigma, prm.beta);
-    if let Some(j) = w.iter().position(|x| x.is_nan() || *x <= 0.0) {
-        return Err(anyhow!("ADMM weight of dof {j} is {} (M must be positive definite)", w[j]));
-    }
+    let a = if is_symmetric(a) { symmetrized(a)? } else { a.clone() };
     let ar = a.as_ref();
     let mut t = Vec::with_capacity(ar.compute_nnz() + ndof);
     for j in 0..ndof {
@@ -315,7 +347,30 @@ pub fn solve(
         t.push(Triplet::new(j, j, w[j]));
     }
     let k = Csc::try_new_from_triplets(ndof, ndof, &t).map_err(|e| anyhow!("assembling A + W: {e:?}"))?;
-    let llt = Factor::new(&k, "A + W")?;
+    let f = Factor::new(&k, "A + W")?;
+    Ok(Box::new(move |x| f.solve_in_place(x)))
+}
+
+/// As [`solve`], reusing `cache` across calls.
+pub fn solve_cached(
+    g: &GlobalProblem,
+    r: &mut [f64],
+    v: &mut [f64],
+    opts: &SolverOptions,
+    prm: &AdmmParams,
+    cache: &mut AdmmCache,
+) -> Result<SolveReport> {
+    const NAME: &str = "admm";
+    let (n, ndof) = (3 * g.nc(), g.ndof());
+    if let Err(m) = check_len("r", r.len(), n).and(check_len("v", v.len(), ndof)) {
+        return Ok(rejected(NAME, m));
+    }
+    let start = Instant::now();
+    let w = weights(&g.m, prm.sigma, prm.beta);
+    if let Some(j) = w.iter().position(|x| x.is_nan() || *x <= 0.0) {
+        return Err(anyhow!("ADMM weight of dof {j} is {} (M must be positive definite)", w[j]));
+    }
+    let llt = factor_a_plus_w(&g.m, &w, cache)?;
     let pr = Projection::new(g, &w, prm.max_colors);
     let mut st = SweepState { sleep_until: vec![0; g.nc()], delta: vec![[0.0; 3]; g.nc()] };
     let mut p = v.to_vec();
@@ -349,7 +404,7 @@ pub fn solve(
         for i in 0..ndof {
             rhs[(i, 0)] = g.f[i] + w[i] * (p_hat[i] + lambda_hat[i]);
         }
-        llt.solve_in_place(rhs.as_mut());
+        llt(rhs.as_mut());
         for i in 0..ndof {
             vk[i] = rhs[(i, 0)];
             p[i] = vk[i] - lambda_hat[i];

@@ -43,9 +43,10 @@ fn solve_global(
     r: &mut [f64],
     v: &mut [f64],
     opts: &SolverOptions,
+    cache: &mut admm::AdmmCache,
 ) -> anyhow::Result<crate::dfcp::solver::SolveReport> {
     if solver == DfcpSolverSpec::Admm {
-        return admm::solve(g, r, v, opts, &AdmmParams::default());
+        return admm::solve_cached(g, r, v, opts, &AdmmParams::default(), cache);
     }
     let red = Reduced::new(g)?;
     let mut u = vec![0.0; r.len()];
@@ -98,6 +99,7 @@ pub struct NodalStep {
     elastic: ElasticAssembly,
     /// Symbolic Cholesky of `M + h² K` (its pattern never changes), for contact-free solves.
     llt: Option<faer::sparse::linalg::solvers::SymbolicLlt<usize>>,
+    admm: admm::AdmmCache,
 }
 
 impl NodalStep {
@@ -133,6 +135,7 @@ impl NodalStep {
         Ok(NodalStep {
             elastic,
             llt: None,
+            admm: admm::AdmmCache::default(),
             free,
             n_free,
             thin_nodes,
@@ -278,7 +281,7 @@ impl NodalStep {
                         r = warm;
                     }
                     let opts = SolverOptions::new(spec.tolerance, spec.max_iterations);
-                    match solve_global(spec.solver, &g, &mut r, &mut vf_new, &opts) {
+                    match solve_global(spec.solver, &g, &mut r, &mut vf_new, &opts, &mut self.admm) {
                         Ok(rep) => {
                             stats.solver_iterations += rep.iterations;
                             stats.final_residual = rep.residual_rel;
