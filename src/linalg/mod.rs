@@ -1,4 +1,5 @@
 //! Linear algebra shared by the pipelines and solvers.
+pub mod anderson;
 pub mod gmres;
 pub mod newton_solver;
 pub mod qp;
