@@ -449,13 +449,7 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                 continue;
             }
         };
-        if nonsmooth {
-            c.push(
-                p.to_string(),
-                Some(format!("Solid(name: {:?}, ..)", b.name)),
-                "elastic solids need `pipeline: Penalty(..)`; the Nonsmooth pipeline simulates rigid bodies",
-            );
-        }
+
         c.name(&format!("{p}.name"), &b.name, "a body name");
         known_material(c, s, &format!("{p}.material"), &b.material);
         mesh(c, &format!("{p}.mesh"), &b.mesh, base_dir);
@@ -731,14 +725,14 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
             format!("ADMM solves the global form of cloth and rods; rigid bodies (bodies[{r}]) need a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp or Auto"),
         );
     }
-    let thin = s.bodies.iter().position(|b| matches!(b, BodySpec::Cloth(_) | BodySpec::Rods(_)));
-    if let (Some(r), Some(t)) = (rigid, thin) {
+    let nodal = s.bodies.iter().position(|b| matches!(b, BodySpec::Solid(_) | BodySpec::Cloth(_) | BodySpec::Rods(_)));
+    if let (Some(r), Some(t)) = (rigid, nodal) {
         c.push(
             format!("bodies[{}]", r.max(t)),
             None,
             format!(
-                "rigid bodies (bodies[{r}]) and cloth or rods (bodies[{t}]) cannot share a scene yet: they would not \
-                 touch each other; give the rigid body's role to a collider"
+                "rigid bodies (bodies[{r}]) and elastic solids, cloth or rods (bodies[{t}]) cannot share a scene yet: \
+                 they would not touch each other; give the rigid body's role to a collider"
             ),
         );
     }

@@ -108,6 +108,15 @@ impl NodalStep {
         let mut node_material = vec![0; model.node_count()];
         let mut thin_nodes = Vec::new();
         let mut builder = ContactMeshBuilder::new();
+        for solid in &model.solids {
+            for i in solid.nodes.clone() {
+                node_material[i] = solid.material;
+            }
+            // Surface vertices touch colliders at the surface itself (no thickness).
+            thin_nodes.extend(solid.surface_nodes.iter().map(|&i| (i, 0.0, solid.material)));
+            let obj = builder.add_object(false);
+            builder.add_surface(obj, &solid.surface, 0.0).map_err(|e| format!("solid '{}': {e}", solid.name))?;
+        }
         for c in &model.cloths {
             for i in c.nodes.clone() {
                 node_material[i] = c.material;
@@ -129,7 +138,7 @@ impl NodalStep {
                 builder.add_rod(obj, &nodes, b.radius).map_err(|e| format!("rods '{}': {e}", b.name))?;
             }
         }
-        let has_mesh = !model.cloths.is_empty() || !model.rod_bundles.is_empty();
+        let has_mesh = !model.solids.is_empty() || !model.cloths.is_empty() || !model.rod_bundles.is_empty();
         let mesh = if has_mesh { Some(builder.build().map_err(|e| e.to_string())?) } else { None };
         let elastic = ElasticAssembly::new(model, &free, n_free)?;
         Ok(NodalStep {

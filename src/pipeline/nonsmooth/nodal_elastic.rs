@@ -1,5 +1,5 @@
-//! Elastic forces and stiffness of cloth and rods for the projected Newton step: every element
-//! (membrane triangle, bending hinge, rod edge, rod bend–twist node) is one stencil of up to four
+//! Elastic forces and stiffness of solids, cloth and rods for the projected Newton step: every
+//! element (tetrahedron, membrane triangle, bending hinge, rod edge, rod bend–twist node) is one stencil of up to four
 //! nodes; kernels run in parallel (rayon) over chunks of stencils and are scattered serially in
 //! stencil order, so results are bit-identical for any thread count. The sparsity pattern of the
 //! free-dof stiffness matrix is fixed, so it is analysed once (`SymbolicSparseColMat` plus the
@@ -24,6 +24,7 @@ struct Stencil {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
+    Tet,
     Membrane,
     Hinge,
     Stretch,
@@ -54,6 +55,18 @@ impl ElasticAssembly {
     pub fn new(model: &Model, free: &[usize], n_free: usize) -> Result<ElasticAssembly, String> {
         let mut stencils = Vec::new();
         let pad = |n: &[usize]| -> [usize; 4] { std::array::from_fn(|k| n.get(k).copied().unwrap_or(n[0])) };
+        for (si, solid) in model.solids.iter().enumerate() {
+            for (e, el) in solid.elements.iter().enumerate() {
+                stencils.push(Stencil {
+                    kind: Kind::Tet,
+                    body: si as u32,
+                    rod: 0,
+                    element: e as u32,
+                    nodes: el.nodes,
+                    nn: 4,
+                });
+            }
+        }
         for (ci, c) in model.cloths.iter().enumerate() {
             for (e, el) in c.membrane.iter().enumerate() {
                 stencils.push(Stencil {
@@ -197,6 +210,15 @@ fn copy_into<const N: usize>(e: f64, g: &nalgebra::SVector<f64, N>, hm: &SMatrix
 fn evaluate(model: &Model, state: &State, theta: &[Vec<f64>], x: &[f64], s: &Stencil) -> Local {
     let p = |k: usize| -> Vector3<f64> { node(x, s.nodes[k]) };
     match s.kind {
+        Kind::Tet => {
+            let solid = &model.solids[s.body as usize];
+            let (e, g, hm) = solid.elements[s.element as usize].energy_gradient_hessian(
+                &solid.elastic,
+                &[p(0), p(1), p(2), p(3)],
+                true,
+            );
+            copy_into(e, &g, &hm)
+        }
         Kind::Membrane => {
             let c = &model.cloths[s.body as usize];
             let (e, g, hm) =
