@@ -718,22 +718,12 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
         c.push(format!("{p}.newton_iterations"), Some(ns.newton_iterations.to_string()), "must be >= 1");
     }
     let rigid = s.bodies.iter().position(|b| matches!(b, BodySpec::Rigid(_)));
-    if let (Some(r), DfcpSolverSpec::Admm) = (rigid, ns.solver) {
+    let nodal = s.bodies.iter().any(|b| matches!(b, BodySpec::Solid(_) | BodySpec::Cloth(_) | BodySpec::Rods(_)));
+    if let (Some(r), DfcpSolverSpec::Admm, false) = (rigid, ns.solver, nodal) {
         c.push(
             format!("{p}.solver"),
             Some("Admm".into()),
-            format!("ADMM solves the global form of cloth and rods; rigid bodies (bodies[{r}]) need a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp or Auto"),
-        );
-    }
-    let nodal = s.bodies.iter().position(|b| matches!(b, BodySpec::Solid(_) | BodySpec::Cloth(_) | BodySpec::Rods(_)));
-    if let (Some(r), Some(t)) = (rigid, nodal) {
-        c.push(
-            format!("bodies[{}]", r.max(t)),
-            None,
-            format!(
-                "rigid bodies (bodies[{r}]) and elastic solids, cloth or rods (bodies[{t}]) cannot share a scene yet: \
-                 they would not touch each other; give the rigid body's role to a collider"
-            ),
+            format!("ADMM solves the global form of scenes with solids, cloth or rods; a scene of rigid bodies only (bodies[{r}]) needs a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp or Auto"),
         );
     }
     c.positive(&format!("{p}.tolerance"), ns.tolerance, "");

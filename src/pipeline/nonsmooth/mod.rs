@@ -73,7 +73,7 @@ pub fn solve(
 
 /// Angular velocity after a step `h` of torque-free rotation, with the gyroscopic term implicit:
 /// one Newton step on `f(ω) = I (ω - ω0) + h ω × I ω` in body axes from `ω0`.
-fn gyroscopic(b: &RigidBody, h: f64) -> Vector3<f64> {
+pub(super) fn gyroscopic(b: &RigidBody, h: f64) -> Vector3<f64> {
     let r = b.rotation();
     let w0 = r.transpose() * b.angular_velocity;
     let i = &b.inertia_body;
@@ -117,7 +117,8 @@ impl Pipeline for NonsmoothPipeline {
             (None, Some(e)) => Some(StepStats { failure: Some(e.clone()), ..Default::default() }),
             (None, None) => None,
         };
-        let rigid = (!state.rigid.is_empty()).then(|| self.rigid_step(model, state));
+        // With nodal bodies the rigid bodies are unknowns of the same global problem.
+        let rigid = (!state.rigid.is_empty() && self.nodal.is_none()).then(|| self.rigid_step(model, state));
         let stats = match (nodal, rigid) {
             (Some(mut n), Some(r)) => {
                 n.accumulate(&r);

@@ -20,7 +20,7 @@
 use super::super::StepStats;
 use super::nodal_elastic::ElasticAssembly;
 use crate::contact::nodal::{CcdOptions, ContactMesh, ContactMeshBuilder, Detector, NodalContact, impact_contacts};
-use crate::contact::rigid::frame;
+use crate::contact::rigid::{Participant, frame};
 use crate::dfcp::admm::{self, AdmmParams};
 use crate::dfcp::global_reduction::Reduced;
 use crate::dfcp::problem::{Csc, GlobalProblem};
@@ -29,9 +29,10 @@ use crate::dfcp::solver::SolverOptions;
 use crate::energy::rod::{TwistBoundary, quasistatic_twist};
 use crate::friction::cone::Cone;
 use crate::model::{Model, State, node};
+use crate::rigid::RigidBody;
 use crate::scene::schema::{DfcpSolverSpec, NonsmoothSpec};
 use faer::sparse::Triplet;
-use nalgebra::{Matrix3, Vector3};
+use nalgebra::{Matrix3, SMatrix, Vector3};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -82,6 +83,8 @@ struct Contact {
     known: Vector3<f64>,
     /// Warm-start key.
     key: (u8, usize, usize),
+    /// Rows on dynamic rigid bodies: `(body, Fᵀ J)` with the participant's sign.
+    rigid: [Option<(usize, SMatrix<f64, 3, 6>)>; 2],
 }
 
 pub struct NodalStep {
@@ -100,6 +103,13 @@ pub struct NodalStep {
     /// Symbolic Cholesky of `M + h² K` (its pattern never changes), for contact-free solves.
     llt: Option<faer::sparse::linalg::solvers::SymbolicLlt<usize>>,
     admm: admm::AdmmCache,
+    /// Per rigid body: offset of its 6 velocity unknowns after the nodal ones (`usize::MAX` for a
+    /// scripted body); rigid bodies share the global problem with the nodal bodies.
+    rigid_off: Vec<usize>,
+    n_total: usize,
+    /// Penetration recovery of rigid contacts (see `NonsmoothSpec`).
+    erp: f64,
+    slop: f64,
 }
 
 impl NodalStep {
@@ -141,7 +151,28 @@ impl NodalStep {
         let has_mesh = !model.solids.is_empty() || !model.cloths.is_empty() || !model.rod_bundles.is_empty();
         let mesh = if has_mesh { Some(builder.build().map_err(|e| e.to_string())?) } else { None };
         let elastic = ElasticAssembly::new(model, &free, n_free)?;
+        let mut n_total = n_free;
+        let rigid_off = model
+            .rigids
+            .iter()
+            .map(|r| {
+                if r.is_dynamic() {
+                    n_total += 6;
+                    n_total - 6
+                } else {
+                    usize::MAX
+                }
+            })
+            .collect();
+        let (erp, slop) = match &model.pipeline {
+            crate::scene::schema::PipelineSpec::Nonsmooth(s) => (s.penetration_correction, s.allowed_penetration),
+            _ => (0.0, 0.0),
+        };
         Ok(NodalStep {
+            erp,
+            slop,
+            rigid_off,
+            n_total,
             elastic,
             llt: None,
             admm: admm::AdmmCache::default(),
@@ -182,6 +213,7 @@ impl NodalStep {
                             .unwrap_or(Cone { mu_t: 0.0, mu_b: 0.0 }),
                         known: -vc,
                         key: (0, i, k),
+                        rigid: [None, None],
                     });
                 }
             }
@@ -191,6 +223,76 @@ impl NodalStep {
             // A detection failure (non-finite positions) is caught by the state check after the step.
             let found = self.detector.proximity(mesh, x, margin + 2.0 * h * vmax).unwrap_or_default();
             out.extend(found.iter().map(|c| self.mesh_contact(model, c)));
+        }
+        out
+    }
+
+    /// Contacts of the rigid bodies: with each other and the colliders (shared with the rigid
+    /// pipeline's detection), and with every contact node (a node as a ball of its thickness).
+    fn rigid_contacts(
+        &self,
+        model: &Model,
+        bodies: &[RigidBody],
+        x: &[f64],
+        t: f64,
+        h: f64,
+        margin: f64,
+    ) -> Vec<Contact> {
+        let mut out = Vec::new();
+        let block = |p: Participant, point: &Vector3<f64>, frame: &Matrix3<f64>, sign: f64| match p {
+            Participant::Body(i) if self.rigid_off[i] != usize::MAX => {
+                Some((i, frame.transpose() * bodies[i].point_jacobian(point) * sign))
+            }
+            _ => None,
+        };
+        let known = |p: Participant, point: &Vector3<f64>| match p {
+            Participant::Body(i) if self.rigid_off[i] != usize::MAX => Vector3::zeros(),
+            Participant::Body(i) => bodies[i].point_velocity(point),
+            Participant::Collider(k) => model.colliders[k].motion.step_velocity(t, h),
+        };
+        for c in super::detect::detect(model, bodies, t, h, margin) {
+            let rc = &c.contact;
+            let (ka, kb) = match (rc.a, rc.b) {
+                (Participant::Body(a), Participant::Body(b)) => (a, b),
+                (Participant::Body(a), Participant::Collider(k)) => (a, usize::MAX - k),
+                (Participant::Collider(k), _) => (usize::MAX - k, usize::MAX),
+            };
+            out.push(Contact {
+                nodes: [0; 4],
+                weights: [0.0; 4],
+                frame: rc.frame,
+                gap: rc.gap,
+                cone: c.cone,
+                known: known(rc.a, &rc.point) - known(rc.b, &rc.point),
+                key: (10, ka, kb),
+                rigid: [block(rc.a, &rc.point, &rc.frame, 1.0), block(rc.b, &rc.point, &rc.frame, -1.0)],
+            });
+        }
+        for (b, body) in bodies.iter().enumerate() {
+            let reach = body.shape.bounding_radius() + margin + h * body.linear_velocity.norm();
+            let mat_b = model.rigids[b].material;
+            for &(i, radius, mat) in &self.thin_nodes {
+                let xi = node(x, i);
+                if (xi - body.position).norm() > reach + radius + h * body.angular_velocity.norm() * reach {
+                    continue;
+                }
+                let ball = crate::rigid::RigidShape::Sphere { radius: radius.max(1e-9) };
+                let pose = nalgebra::Isometry3::translation(xi.x, xi.y, xi.z);
+                for g in crate::contact::rigid::collide_shapes(&ball, &pose, &body.shape, &body.pose(), margin) {
+                    let p = Participant::Body(b);
+                    out.push(Contact {
+                        nodes: [i; 4],
+                        weights: [1.0, 0.0, 0.0, 0.0],
+                        frame: g.frame,
+                        gap: g.gap,
+                        cone: Cone::isotropic(model.friction.get(mat, mat_b).mu_d)
+                            .unwrap_or(Cone { mu_t: 0.0, mu_b: 0.0 }),
+                        known: -known(p, &g.point),
+                        key: (11, i, b),
+                        rigid: [None, block(p, &g.point, &g.frame, -1.0)],
+                    });
+                }
+            }
         }
         out
     }
@@ -207,6 +309,7 @@ impl NodalStep {
             cone: Cone::isotropic(model.friction.get(ma, mb).mu_d).unwrap_or(Cone { mu_t: 0.0, mu_b: 0.0 }),
             known: Vector3::zeros(),
             key: (1 + kind as u8, f0, f1),
+            rigid: [None, None],
         }
     }
 
@@ -237,8 +340,24 @@ impl NodalStep {
                 k += 1;
             }
         }
+        // Rigid bodies: predicted (scripted: prescribed) velocities, as in the rigid pipeline.
+        for (b, r) in state.rigid.iter_mut().zip(&model.rigids) {
+            match &r.motion {
+                Some(m) => {
+                    b.linear_velocity = m.step_velocity(t, h);
+                    b.angular_velocity = r.spin;
+                }
+                None => {
+                    b.linear_velocity += h * model.gravity;
+                    b.angular_velocity = super::gyroscopic(b, h);
+                }
+            }
+        }
         let clock = Instant::now();
         let mut contacts = self.contacts(model, &x0, &v0, t, h, spec.contact_margin);
+        if !state.rigid.is_empty() {
+            contacts.extend(self.rigid_contacts(model, &state.rigid, &x0, t, h, spec.contact_margin));
+        }
         stats.detection_s = clock.elapsed().as_secs_f64();
         let mass_dof = |d: usize| model.node_mass[d / 3];
         let mut grad = vec![0.0; ndof];
@@ -272,6 +391,7 @@ impl NodalStep {
                         f[fi] = m * v0[d] + h * (m * model.gravity[d % 3] - grad[d]) + h * h * kv[fi];
                     }
                 }
+                let (a, f, vf) = self.with_rigid(a, f, vf, &state.rigid);
                 stats.assembly_s += clock.elapsed().as_secs_f64();
                 let clock = Instant::now();
                 let mut vf_new = vf.clone();
@@ -315,6 +435,11 @@ impl NodalStep {
                         k += 1;
                     }
                 }
+                for (b, &off) in state.rigid.iter_mut().zip(&self.rigid_off) {
+                    if off != usize::MAX {
+                        b.set_velocity(&nalgebra::SVector::<f64, 6>::from_column_slice(&vf_new[off..off + 6]));
+                    }
+                }
             }
             // Continuous collision detection over the step: nothing may pass through anything.
             let Some(mesh) = &self.mesh else { break };
@@ -353,7 +478,52 @@ impl NodalStep {
             state.q[d] = x0[d] + h * v[d];
         }
         state.v = v;
+        for (b, r) in state.rigid.iter_mut().zip(&model.rigids) {
+            match &r.motion {
+                Some(m) => {
+                    b.position = r.rest_position + m.offset(t + h);
+                    let dq = nalgebra::UnitQuaternion::from_scaled_axis(h * r.spin);
+                    b.orientation = nalgebra::UnitQuaternion::new_normalize((dq * b.orientation).into_inner());
+                }
+                None => b.integrate_position(h),
+            }
+        }
         stats
+    }
+
+    /// The nodal system extended by the dynamic rigid bodies' 6 unknowns each: their mass
+    /// blocks `diag(m 1, R I Rᵀ)` and momenta `M v_pred` (their velocities hold the prediction).
+    fn with_rigid(&self, a: Csc, mut f: Vec<f64>, mut vf: Vec<f64>, bodies: &[RigidBody]) -> (Csc, Vec<f64>, Vec<f64>) {
+        if self.n_total == self.n_free {
+            return (a, f, vf);
+        }
+        let ar = a.as_ref();
+        let mut t = Vec::with_capacity(ar.compute_nnz() + 36 * bodies.len());
+        for j in 0..self.n_free {
+            for (i, x) in ar.row_idx_of_col_raw(j).iter().zip(ar.val_of_col(j)) {
+                t.push(Triplet::new(*i, j, *x));
+            }
+        }
+        f.resize(self.n_total, 0.0);
+        vf.resize(self.n_total, 0.0);
+        for (b, &off) in bodies.iter().zip(&self.rigid_off) {
+            if off == usize::MAX {
+                continue;
+            }
+            let m = b.mass_matrix();
+            let mv = m * b.velocity();
+            for i in 0..6 {
+                f[off + i] = mv[i];
+                vf[off + i] = b.velocity()[i];
+                for j in 0..6 {
+                    if m[(i, j)] != 0.0 {
+                        t.push(Triplet::new(off + i, off + j, m[(i, j)]));
+                    }
+                }
+            }
+        }
+        let total = Csc::try_new_from_triplets(self.n_total, self.n_total, &t).expect("indices within the unknowns");
+        (total, f, vf)
     }
 
     /// `A v = f` by sparse Cholesky, the symbolic analysis done once.
@@ -395,8 +565,22 @@ impl NodalStep {
                     }
                 }
             }
+            for (b, blk) in ct.rigid.iter().flatten() {
+                let off = self.rigid_off[*b];
+                for j in 0..6 {
+                    for k in 0..3 {
+                        if blk[(k, j)] != 0.0 {
+                            trip.push(Triplet::new(off + j, 3 * c + k, blk[(k, j)]));
+                        }
+                    }
+                }
+            }
             let kn = ct.frame.transpose() * known;
-            w[3 * c] = kn.x + ct.gap.max(0.0) / h;
+            // Rigid contacts get the rigid pipeline's penetration recovery (nodal ones close
+            // their gap with the step and CCD keeps them from crossing).
+            let recovery =
+                if ct.rigid.iter().any(Option::is_some) { self.erp * (-ct.gap - self.slop).max(0.0) / h } else { 0.0 };
+            w[3 * c] = kn.x + ct.gap.max(0.0) / h - recovery;
             w[3 * c + 1] = kn.y;
             w[3 * c + 2] = kn.z;
             if let Some(fw) = self.warm.get(&ct.key) {
@@ -408,7 +592,7 @@ impl NodalStep {
         }
         // Duplicate (node, contact) entries, if any, are summed by the triplet assembly.
         let hm =
-            Csc::try_new_from_triplets(self.n_free, 3 * nc, &trip).expect("indices within the free dofs and contacts");
+            Csc::try_new_from_triplets(self.n_total, 3 * nc, &trip).expect("indices within the unknowns and contacts");
         let cones = contacts.iter().map(|c| c.cone).collect();
         let g = GlobalProblem::new(a, hm, f, w, cones).expect("sizes from the same contacts and dofs");
         (g, warm)
