@@ -17,6 +17,27 @@ pub struct FrameWriter {
     pvd: PvdCollection,
     /// Per solid: tets and surface triangles in local node numbering.
     local: Vec<LocalTopology>,
+    /// Per cloth: triangles, and per rod bundle: segments, in local node numbering.
+    cloth_triangles: Vec<Vec<[usize; 3]>>,
+    rod_segments: Vec<Vec<[usize; 2]>>,
+}
+
+/// Per-node vectors every nodal body writes: velocity, contact force, friction force.
+struct NodalFields {
+    velocity: Vec<[f64; 3]>,
+    contact: Vec<[f64; 3]>,
+    friction: Vec<[f64; 3]>,
+}
+
+impl NodalFields {
+    fn new(nodes: std::ops::Range<usize>, state: &State, normal_force: &[f64], friction_force: &[f64]) -> Self {
+        let take = |x: &[f64]| nodes.clone().map(|i| node(x, i).into()).collect();
+        NodalFields { velocity: take(&state.v), contact: take(normal_force), friction: take(friction_force) }
+    }
+
+    fn vectors(&self) -> Vec<(&'static str, &[[f64; 3]])> {
+        vec![("velocity", &self.velocity), ("contact_force", &self.contact), ("friction_force", &self.friction)]
+    }
 }
 
 impl FrameWriter {
@@ -48,8 +69,18 @@ impl FrameWriter {
                 )
             })
             .collect();
+        let cloth_triangles =
+            model.cloths.iter().map(|c| c.triangles.iter().map(|t| t.map(|i| i - c.nodes.start)).collect()).collect();
+        let rod_segments = model
+            .rod_bundles
+            .iter()
+            .map(|b| {
+                let o = b.nodes.start;
+                b.rods.iter().flat_map(|r| (r.first - o..r.first - o + r.len - 1).map(|j| [j, j + 1])).collect()
+            })
+            .collect();
         let pvd = PvdCollection::new(out_dir.join(format!("{}.pvd", model.name)));
-        Ok(FrameWriter { out_dir: out_dir.to_path_buf(), pvd, local })
+        Ok(FrameWriter { out_dir: out_dir.to_path_buf(), pvd, local, cloth_triangles, rod_segments })
     }
 
     /// Write frame `frame` of every body (and the contact points, if any) and add it to the
@@ -64,51 +95,38 @@ impl FrameWriter {
         contacts: &[ContactPoint],
     ) -> Result<(), OutputError> {
         let mut files = Vec::new();
-        for c in &model.cloths {
-            let o = c.nodes.start;
+        for (c, tris) in model.cloths.iter().zip(&self.cloth_triangles) {
             let pts: Vec<[f64; 3]> = c.nodes.clone().map(|i| node(&state.q, i).into()).collect();
-            let tris: Vec<[usize; 3]> = c.triangles.iter().map(|t| t.map(|i| i - o)).collect();
             if model.output.vtk {
-                let vel: Vec<[f64; 3]> = c.nodes.clone().map(|i| node(&state.v, i).into()).collect();
-                let fc: Vec<[f64; 3]> = c.nodes.clone().map(|i| node(normal_force, i).into()).collect();
-                let ff: Vec<[f64; 3]> = c.nodes.clone().map(|i| node(friction_force, i).into()).collect();
+                let fields = NodalFields::new(c.nodes.clone(), state, normal_force, friction_force);
                 let snap = UnstructuredSnapshot {
                     points: &pts,
-                    cells: Cells::Triangle(&tris),
-                    point_vectors: vec![("velocity", &vel), ("contact_force", &fc), ("friction_force", &ff)],
+                    cells: Cells::Triangle(tris),
+                    point_vectors: fields.vectors(),
                     point_scalars: vec![],
                     cell_scalars: vec![],
                     cell_vectors: vec![],
                 };
-                let rel = format!("vtk/{}_{frame:05}.vtu", c.name);
-                write_vtu(&self.out_dir.join(&rel), &snap)?;
-                files.push(rel);
+                files.push(self.write_series(&c.name, frame, &snap)?);
             }
             if model.output.ply {
                 let rel = format!("ply/{}_{frame:05}.ply", c.name);
-                write_ply(&self.out_dir.join(&rel), &pts, &tris, &[])?;
+                write_ply(&self.out_dir.join(&rel), &pts, tris, &[])?;
             }
         }
-        for b in &model.rod_bundles {
-            let o = b.nodes.start;
+        for (b, lines) in model.rod_bundles.iter().zip(&self.rod_segments) {
             if model.output.vtk {
                 let pts: Vec<[f64; 3]> = b.nodes.clone().map(|i| node(&state.q, i).into()).collect();
-                let lines: Vec<[usize; 2]> =
-                    b.rods.iter().flat_map(|r| (r.first - o..r.first - o + r.len - 1).map(|j| [j, j + 1])).collect();
-                let vel: Vec<[f64; 3]> = b.nodes.clone().map(|i| node(&state.v, i).into()).collect();
-                let fc: Vec<[f64; 3]> = b.nodes.clone().map(|i| node(normal_force, i).into()).collect();
-                let ff: Vec<[f64; 3]> = b.nodes.clone().map(|i| node(friction_force, i).into()).collect();
+                let fields = NodalFields::new(b.nodes.clone(), state, normal_force, friction_force);
                 let snap = UnstructuredSnapshot {
                     points: &pts,
-                    cells: Cells::Line(&lines),
-                    point_vectors: vec![("velocity", &vel), ("contact_force", &fc), ("friction_force", &ff)],
+                    cells: Cells::Line(lines),
+                    point_vectors: fields.vectors(),
                     point_scalars: vec![],
                     cell_scalars: vec![],
                     cell_vectors: vec![],
                 };
-                let rel = format!("vtk/{}_{frame:05}.vtu", b.name);
-                write_vtu(&self.out_dir.join(&rel), &snap)?;
-                files.push(rel);
+                files.push(self.write_series(&b.name, frame, &snap)?);
             }
         }
         for (r, body) in model.rigids.iter().zip(&state.rigid) {
@@ -132,9 +150,7 @@ impl FrameWriter {
                     cell_scalars: vec![],
                     cell_vectors: vec![],
                 };
-                let rel = format!("vtk/{}_{frame:05}.vtu", r.name);
-                write_vtu(&self.out_dir.join(&rel), &snap)?;
-                files.push(rel);
+                files.push(self.write_series(&r.name, frame, &snap)?);
             }
             if model.output.ply {
                 let rel = format!("ply/{}_{frame:05}.ply", r.name);
@@ -161,17 +177,13 @@ impl FrameWriter {
                 cell_scalars: vec![],
                 cell_vectors: vec![],
             };
-            let rel = format!("vtk/{CONTACTS}_{frame:05}.vtu");
-            write_vtu(&self.out_dir.join(&rel), &snap)?;
-            files.push(rel);
+            files.push(self.write_series(CONTACTS, frame, &snap)?);
         }
         for (b, solid) in model.solids.iter().enumerate() {
             let range = solid.nodes.clone();
             let pts: Vec<[f64; 3]> = range.clone().map(|i| node(&state.q, i).into()).collect();
             if model.output.vtk {
-                let vel: Vec<[f64; 3]> = range.clone().map(|i| node(&state.v, i).into()).collect();
-                let fc: Vec<[f64; 3]> = range.clone().map(|i| node(normal_force, i).into()).collect();
-                let ff: Vec<[f64; 3]> = range.clone().map(|i| node(friction_force, i).into()).collect();
+                let fields = NodalFields::new(range.clone(), state, normal_force, friction_force);
                 let psi: Vec<f64> = solid
                     .elements
                     .iter()
@@ -183,14 +195,12 @@ impl FrameWriter {
                 let snap = UnstructuredSnapshot {
                     points: &pts,
                     cells: Cells::Tetra(&self.local[b].0),
-                    point_vectors: vec![("velocity", &vel), ("contact_force", &fc), ("friction_force", &ff)],
+                    point_vectors: fields.vectors(),
                     point_scalars: vec![],
                     cell_scalars: vec![("strain_energy_density", &psi)],
                     cell_vectors: vec![],
                 };
-                let rel = format!("vtk/{}_{frame:05}.vtu", solid.name);
-                write_vtu(&self.out_dir.join(&rel), &snap)?;
-                files.push(rel);
+                files.push(self.write_series(&solid.name, frame, &snap)?);
             }
             if model.output.ply {
                 let rel = format!("ply/{}_{frame:05}.ply", solid.name);
@@ -201,6 +211,13 @@ impl FrameWriter {
             self.pvd.add_frame(state.time, &files)?;
         }
         Ok(())
+    }
+
+    /// Write frame `frame` of the series `name` and return its path relative to the output.
+    fn write_series(&self, name: &str, frame: usize, snap: &UnstructuredSnapshot<'_>) -> Result<String, OutputError> {
+        let rel = format!("vtk/{name}_{frame:05}.vtu");
+        write_vtu(&self.out_dir.join(&rel), snap)?;
+        Ok(rel)
     }
 }
 

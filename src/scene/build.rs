@@ -76,8 +76,8 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                 rigid_state.push(state);
                 continue;
             }
-            BodySpec::Cloth(spec) => {
-                let mat = mat_index(&spec.material)
+            BodySpec::Cloth(_) | BodySpec::Rods(_) => {
+                let mat = mat_index(body.material())
                     .ok_or_else(|| error_at(&file, &format!("{field}.material"), "unknown material"))?;
                 let mut arrays = thin::NodalArrays {
                     q: &mut q,
@@ -86,20 +86,13 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                     node_body: &mut node_body,
                     kinematic: &mut kinematic,
                 };
-                cloths.push(thin::cloth(loaded, &field, b, spec, mat, &mut arrays)?);
-                continue;
-            }
-            BodySpec::Rods(spec) => {
-                let mat = mat_index(&spec.material)
-                    .ok_or_else(|| error_at(&file, &format!("{field}.material"), "unknown material"))?;
-                let mut arrays = thin::NodalArrays {
-                    q: &mut q,
-                    v: &mut v,
-                    node_mass: &mut node_mass,
-                    node_body: &mut node_body,
-                    kinematic: &mut kinematic,
-                };
-                rod_bundles.push(thin::rods(loaded, &field, b, spec, mat, &mut arrays, &mut rod_frames)?);
+                match body {
+                    BodySpec::Cloth(spec) => cloths.push(thin::cloth(loaded, &field, b, spec, mat, &mut arrays)?),
+                    BodySpec::Rods(spec) => {
+                        rod_bundles.push(thin::rods(loaded, &field, b, spec, mat, &mut arrays, &mut rod_frames)?)
+                    }
+                    BodySpec::Solid(_) | BodySpec::Rigid(_) => unreachable!("matched above"),
+                }
                 continue;
             }
         };

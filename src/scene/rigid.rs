@@ -13,10 +13,15 @@ use std::sync::Arc;
 /// Segments around a circle in the output surfaces of round shapes.
 const OUTPUT_SEGMENTS: usize = 32;
 
-/// The shape in its own frame, before recentering on the center of mass.
-fn shape(loaded: &LoadedScene, field: &str, spec: &RigidShapeSpec) -> Result<RigidShape, SceneError> {
+/// The shape in its own frame, before recentering on the center of mass; for a `Mesh` shape
+/// also the surface as read (kept for texture lookups, so the file is read once).
+fn shape(
+    loaded: &LoadedScene,
+    field: &str,
+    spec: &RigidShapeSpec,
+) -> Result<(RigidShape, Option<TriMesh>), SceneError> {
     let file = &loaded.path;
-    Ok(match spec {
+    let shape = match spec {
         RigidShapeSpec::Box { size } => RigidShape::Box { half: Vector3::from(*size) * 0.5 },
         RigidShapeSpec::Sphere { radius } => RigidShape::Sphere { radius: *radius },
         RigidShapeSpec::Cylinder { radius, length } => {
@@ -34,7 +39,7 @@ fn shape(loaded: &LoadedScene, field: &str, spec: &RigidShapeSpec) -> Result<Rig
         RigidShapeSpec::Mesh { path, scale } => {
             let mesh = read_mesh(loaded, field, path, *scale)?;
             let full = super::resolve_path(&loaded.base_dir, path);
-            let hull = ConvexMesh::new(mesh.vertices, mesh.triangles).map_err(|e| {
+            let hull = ConvexMesh::new(mesh.vertices.clone(), mesh.triangles.clone()).map_err(|e| {
                 error_at(
                     file,
                     &format!("{field}.shape.path"),
@@ -44,9 +49,10 @@ fn shape(loaded: &LoadedScene, field: &str, spec: &RigidShapeSpec) -> Result<Rig
                     ),
                 )
             })?;
-            RigidShape::ConvexMesh(hull)
+            return Ok((RigidShape::ConvexMesh(hull), Some(mesh)));
         }
-    })
+    };
+    Ok((shape, None))
 }
 
 /// A `.ply`/`.obj` surface mesh of the scene, scaled.
@@ -86,7 +92,7 @@ pub fn build(
             spec.rotation,
         ))),
     };
-    let shape = shape(loaded, field, &spec.shape)?;
+    let (shape, surface) = shape(loaded, field, &spec.shape)?;
     let (mut body, origin) = RigidBody::from_density(shape, density, Vector3::from(spec.position), orientation);
     if let Some(m) = mass {
         body = body.with_mass(m);
@@ -103,14 +109,13 @@ pub fn build(
             (d.norm() > 0.0).then(|| Structure::Direction(d.normalize()))
         }
         Some(StructureSpec::Texture { path }) => {
-            let RigidShapeSpec::Mesh { path: mesh_path, scale } = &spec.shape else {
+            let (RigidShapeSpec::Mesh { path: mesh_path, .. }, Some(mut mesh)) = (&spec.shape, surface) else {
                 return Err(error_at(
                     file,
                     &format!("{field}.structure"),
                     "a structure texture needs a `Mesh` shape whose file has texture coordinates (UVs)",
                 ));
             };
-            let mut mesh = read_mesh(loaded, field, mesh_path, *scale)?;
             if mesh.uvs.is_none() {
                 return Err(error_at(
                     file,

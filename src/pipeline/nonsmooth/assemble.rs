@@ -36,7 +36,7 @@ fn inverse_mass(b: &RigidBody) -> SMatrix<f64, 6, 6> {
 }
 
 /// World velocity of participant `p` at world point `x` at time `t` (a collider translates only).
-fn participant_velocity(
+pub(super) fn participant_velocity(
     model: &Model,
     bodies: &[RigidBody],
     p: Participant,

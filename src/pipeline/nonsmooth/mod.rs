@@ -73,7 +73,7 @@ pub fn solve(
 
 /// Angular velocity after a step `h` of torque-free rotation, with the gyroscopic term implicit:
 /// one Newton step on `f(ω) = I (ω - ω0) + h ω × I ω` in body axes from `ω0`.
-pub(super) fn gyroscopic(b: &RigidBody, h: f64) -> Vector3<f64> {
+fn gyroscopic(b: &RigidBody, h: f64) -> Vector3<f64> {
     let r = b.rotation();
     let w0 = r.transpose() * b.angular_velocity;
     let i = &b.inertia_body;
@@ -172,18 +172,7 @@ impl NonsmoothPipeline {
         // Normal approach speeds at the start of the step are needed for restitution, at the
         // contacts found below; keep the start velocities to evaluate them.
         let start_velocity: Vec<_> = bodies.iter().map(RigidBody::velocity).collect();
-        for (b, r) in bodies.iter_mut().zip(&model.rigids) {
-            match &r.motion {
-                Some(m) => {
-                    b.linear_velocity = m.step_velocity(t, h);
-                    b.angular_velocity = r.spin;
-                }
-                None => {
-                    b.linear_velocity += h * model.gravity;
-                    b.angular_velocity = gyroscopic(b, h);
-                }
-            }
-        }
+        predict_rigid(model, bodies, t, h);
         let clock = Instant::now();
         let contacts = detect::detect(model, bodies, t, h, self.spec.contact_margin);
         let detection_s = clock.elapsed().as_secs_f64();
@@ -233,18 +222,40 @@ impl NonsmoothPipeline {
             stats.min_gap = f64::INFINITY;
         }
         self.last = contact_points(&contacts, &self.r, h);
-        for (b, r) in bodies.iter_mut().zip(&model.rigids) {
-            match &r.motion {
-                // Scripted translation lands exactly on its path.
-                Some(m) => {
-                    b.position = r.rest_position + m.offset(t + h);
-                    let dq = UnitQuaternion::from_scaled_axis(h * r.spin);
-                    b.orientation = UnitQuaternion::new_normalize((dq * b.orientation).into_inner());
-                }
-                None => b.integrate_position(h),
+        advance_rigid_poses(model, bodies, t, h);
+        stats
+    }
+}
+
+/// Predicted velocities of the step (002's predictor): gravity and the implicit gyroscopic term
+/// for dynamic bodies, the prescribed velocity for scripted ones.
+pub(super) fn predict_rigid(model: &Model, bodies: &mut [RigidBody], t: f64, h: f64) {
+    for (b, r) in bodies.iter_mut().zip(&model.rigids) {
+        match &r.motion {
+            Some(m) => {
+                b.linear_velocity = m.step_velocity(t, h);
+                b.angular_velocity = r.spin;
+            }
+            None => {
+                b.linear_velocity += h * model.gravity;
+                b.angular_velocity = gyroscopic(b, h);
             }
         }
-        stats
+    }
+}
+
+/// Poses at the end of the step: from the new velocity for dynamic bodies; scripted ones land
+/// exactly on their path and turn at their spin.
+pub(super) fn advance_rigid_poses(model: &Model, bodies: &mut [RigidBody], t: f64, h: f64) {
+    for (b, r) in bodies.iter_mut().zip(&model.rigids) {
+        match &r.motion {
+            Some(m) => {
+                b.position = r.rest_position + m.offset(t + h);
+                let dq = UnitQuaternion::from_scaled_axis(h * r.spin);
+                b.orientation = UnitQuaternion::new_normalize((dq * b.orientation).into_inner());
+            }
+            None => b.integrate_position(h),
+        }
     }
 }
 

@@ -72,6 +72,11 @@ fn solve_global(
     Ok(rep)
 }
 
+/// The isotropic cone of a pair (validated coefficients; a frictionless cone if one is not).
+fn iso_cone(mu: f64) -> Cone {
+    Cone::isotropic(mu).unwrap_or(Cone { mu_t: 0.0, mu_b: 0.0 })
+}
+
 /// One contact of the step: weighted nodes, frame, gap, cone, known velocity part.
 struct Contact {
     nodes: [usize; 4],
@@ -209,8 +214,7 @@ impl NodalStep {
                         weights: [1.0, 0.0, 0.0, 0.0],
                         frame: frame(&n),
                         gap,
-                        cone: Cone::isotropic(model.friction.get(mat, col.material).mu_d)
-                            .unwrap_or(Cone { mu_t: 0.0, mu_b: 0.0 }),
+                        cone: iso_cone(model.friction.get(mat, col.material).mu_d),
                         known: -vc,
                         key: (0, i, k),
                         rigid: [None, None],
@@ -245,10 +249,10 @@ impl NodalStep {
             }
             _ => None,
         };
+        // Dynamic bodies are unknowns; scripted bodies and colliders move at known velocities.
         let known = |p: Participant, point: &Vector3<f64>| match p {
             Participant::Body(i) if self.rigid_off[i] != usize::MAX => Vector3::zeros(),
-            Participant::Body(i) => bodies[i].point_velocity(point),
-            Participant::Collider(k) => model.colliders[k].motion.step_velocity(t, h),
+            _ => super::assemble::participant_velocity(model, bodies, p, point, t, h),
         };
         for c in super::detect::detect(model, bodies, t, h, margin) {
             let rc = &c.contact;
@@ -285,8 +289,7 @@ impl NodalStep {
                         weights: [1.0, 0.0, 0.0, 0.0],
                         frame: g.frame,
                         gap: g.gap,
-                        cone: Cone::isotropic(model.friction.get(mat, mat_b).mu_d)
-                            .unwrap_or(Cone { mu_t: 0.0, mu_b: 0.0 }),
+                        cone: iso_cone(model.friction.get(mat, mat_b).mu_d),
                         known: -known(p, &g.point),
                         key: (11, i, b),
                         rigid: [None, block(p, &g.point, &g.frame, -1.0)],
@@ -306,7 +309,7 @@ impl NodalStep {
             weights: c.weights,
             frame: frame(&n),
             gap: c.gap,
-            cone: Cone::isotropic(model.friction.get(ma, mb).mu_d).unwrap_or(Cone { mu_t: 0.0, mu_b: 0.0 }),
+            cone: iso_cone(model.friction.get(ma, mb).mu_d),
             known: Vector3::zeros(),
             key: (1 + kind as u8, f0, f1),
             rigid: [None, None],
@@ -341,18 +344,7 @@ impl NodalStep {
             }
         }
         // Rigid bodies: predicted (scripted: prescribed) velocities, as in the rigid pipeline.
-        for (b, r) in state.rigid.iter_mut().zip(&model.rigids) {
-            match &r.motion {
-                Some(m) => {
-                    b.linear_velocity = m.step_velocity(t, h);
-                    b.angular_velocity = r.spin;
-                }
-                None => {
-                    b.linear_velocity += h * model.gravity;
-                    b.angular_velocity = super::gyroscopic(b, h);
-                }
-            }
-        }
+        super::predict_rigid(model, &mut state.rigid, t, h);
         let clock = Instant::now();
         let mut contacts = self.contacts(model, &x0, &v0, t, h, spec.contact_margin);
         if !state.rigid.is_empty() {
@@ -478,16 +470,7 @@ impl NodalStep {
             state.q[d] = x0[d] + h * v[d];
         }
         state.v = v;
-        for (b, r) in state.rigid.iter_mut().zip(&model.rigids) {
-            match &r.motion {
-                Some(m) => {
-                    b.position = r.rest_position + m.offset(t + h);
-                    let dq = nalgebra::UnitQuaternion::from_scaled_axis(h * r.spin);
-                    b.orientation = nalgebra::UnitQuaternion::new_normalize((dq * b.orientation).into_inner());
-                }
-                None => b.integrate_position(h),
-            }
-        }
+        super::advance_rigid_poses(model, &mut state.rigid, t, h);
         stats
     }
 

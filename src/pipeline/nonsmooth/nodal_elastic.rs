@@ -16,7 +16,10 @@ use rayon::prelude::*;
 struct Stencil {
     kind: Kind,
     body: u32,
+    /// Rod stencils: the rod's index among all rods (frames, twist angles)...
     rod: u32,
+    /// ...and within its bundle.
+    rod_in_body: u32,
     element: u32,
     nodes: [usize; 4],
     nn: u8,
@@ -61,6 +64,7 @@ impl ElasticAssembly {
                     kind: Kind::Tet,
                     body: si as u32,
                     rod: 0,
+                    rod_in_body: 0,
                     element: e as u32,
                     nodes: el.nodes,
                     nn: 4,
@@ -73,6 +77,7 @@ impl ElasticAssembly {
                     kind: Kind::Membrane,
                     body: ci as u32,
                     rod: 0,
+                    rod_in_body: 0,
                     element: e as u32,
                     nodes: pad(&el.nodes),
                     nn: 3,
@@ -83,6 +88,7 @@ impl ElasticAssembly {
                     kind: Kind::Hinge,
                     body: ci as u32,
                     rod: 0,
+                    rod_in_body: 0,
                     element: e as u32,
                     nodes: el.nodes,
                     nn: 4,
@@ -91,13 +97,14 @@ impl ElasticAssembly {
         }
         let mut rod_index = 0u32;
         for (bi, b) in model.rod_bundles.iter().enumerate() {
-            for piece in &b.rods {
+            for (k, piece) in b.rods.iter().enumerate() {
                 for (e, el) in piece.rod.stretch.iter().enumerate() {
                     let n = el.nodes.map(|j| piece.first + j);
                     stencils.push(Stencil {
                         kind: Kind::Stretch,
                         body: bi as u32,
                         rod: rod_index,
+                        rod_in_body: k as u32,
                         element: e as u32,
                         nodes: pad(&n),
                         nn: 2,
@@ -109,6 +116,7 @@ impl ElasticAssembly {
                         kind: Kind::BendTwist,
                         body: bi as u32,
                         rod: rod_index,
+                        rod_in_body: k as u32,
                         element: e as u32,
                         nodes: pad(&[i - 1, i, i + 1]),
                         nn: 3,
@@ -265,9 +273,7 @@ fn evaluate(model: &Model, state: &State, theta: &[Vec<f64>], x: &[f64], s: &Ste
     }
 }
 
-/// The rod a stencil belongs to (rods numbered across bundles in order).
+/// The rod a stencil belongs to.
 fn rod_of<'m>(model: &'m Model, s: &Stencil) -> &'m crate::model::RodPiece {
-    let b = &model.rod_bundles[s.body as usize];
-    let before: usize = model.rod_bundles[..s.body as usize].iter().map(|b| b.rods.len()).sum();
-    &b.rods[s.rod as usize - before]
+    &model.rod_bundles[s.body as usize].rods[s.rod_in_body as usize]
 }

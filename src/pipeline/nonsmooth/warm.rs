@@ -7,17 +7,18 @@ use crate::rigid::RigidBody;
 use nalgebra::Vector3;
 use std::collections::HashMap;
 
-type PairKey = (usize, u8, usize);
+/// A participant as (kind, index): bodies and colliders are numbered separately.
+type Id = (u8, usize);
+type PairKey = (Id, Id);
 /// A contact point in A's body frame and its force (world).
 type PointForce = (Vector3<f64>, Vector3<f64>);
 
 fn key(c: &Contact) -> PairKey {
     let id = |p: Participant| match p {
-        Participant::Body(i) => (0u8, i),
-        Participant::Collider(k) => (1u8, k),
+        Participant::Body(i) => (0, i),
+        Participant::Collider(k) => (1, k),
     };
-    let ((ka, a), (kb, b)) = (id(c.contact.a), id(c.contact.b));
-    (a + usize::from(ka) * (usize::MAX / 2), kb, b)
+    (id(c.contact.a), id(c.contact.b))
 }
 
 /// Last step's contact forces (world vectors) by pair, at body-frame points of A.
