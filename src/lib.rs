@@ -13,3 +13,5 @@ pub mod pipeline;
 pub mod rigid;
 pub mod scene;
 pub mod simulation;
+#[cfg(test)]
+mod test_rng;

@@ -301,11 +301,7 @@ mod tests {
     struct Rng(u64);
     impl Rng {
         fn sym(&mut self) -> f64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+            crate::test_rng::symmetric(&mut self.0)
         }
         fn vec3(&mut self) -> Vector3<f64> {
             Vector3::new(self.sym(), self.sym(), self.sym())

@@ -434,14 +434,7 @@ where
 mod tests {
     use super::*;
 
-    /// SplitMix64 in [0, 1).
-    fn uniform(seed: &mut u64) -> f64 {
-        *seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    }
+    use crate::test_rng::unit as uniform;
 
     /// Boxes of mixed sizes (some large, some flat, some duplicated) in the unit cube.
     fn soup(n: usize, seed: &mut u64) -> Vec<Aabb> {

@@ -322,13 +322,7 @@ mod tests {
     };
     use crate::contact::vec3::{dot, scale, sub};
 
-    fn uniform(seed: &mut u64) -> f64 {
-        *seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    }
+    use crate::test_rng::symmetric as uniform;
 
     /// Triangles of an `n x n`-quad grid starting at node `base`.
     fn grid(n: usize, base: usize) -> Vec<[usize; 3]> {

@@ -376,13 +376,7 @@ impl NodalContact {
 mod tests {
     use super::*;
 
-    fn uniform(seed: &mut u64) -> f64 {
-        *seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    }
+    use crate::test_rng::symmetric as uniform;
     fn point(seed: &mut u64) -> [f64; 3] {
         [uniform(seed), uniform(seed), uniform(seed)]
     }
