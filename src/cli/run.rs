@@ -75,6 +75,7 @@ pub fn stats_columns(model: &Model) -> Vec<String> {
         "detection_s",
         "solver_iterations",
         "warm_started",
+        "ccd_contacts",
     ]
     .map(String::from)
     .to_vec();
@@ -118,6 +119,7 @@ fn stats_row(model: &Model, state: &State, s: &StepStats, wall: f64) -> Vec<Stat
         StatValue::Float(s.detection_s),
         StatValue::Int(s.solver_iterations as i64),
         StatValue::Int(s.warm_started as i64),
+        StatValue::Int(s.ccd_contacts as i64),
     ];
     for b in &model.solids {
         let (x, v) = state.centroid(model, b);

@@ -11,8 +11,9 @@
 //! 3. `δ∞ = |v - v_prev|_inf + |v - p|_inf`, `λ += p - v`.
 //!
 //! The returned velocity is `p` (feasible, 004's "geometric correction"). Stopping: Siconos's
-//! gfc3d error of `(r, p)` `<= tol`, or optionally `δ∞ <= eps_inf` (then `converged` still
-//! reflects the measured error). Sleeping: a contact whose update moved its velocity by less
+//! gfc3d error of `(r, p)` `<= tol`, or optionally `δ∞ <= eps_inf` (004's rule; `converged`
+//! still reflects the measured error, and [`AdmmReport::delta_inf_met`] says the rule stopped it). Optionally a detection callback runs
+//! every few iterations (004 §5.2: CCD) and appends the contacts it finds to the running solve. Sleeping: a contact whose update moved its velocity by less
 //! than `0.01 δ∞` sleeps for a few sweeps; all wake at each projection. The sweep is coloured
 //! (≤ 8 colours + sequential tail): within a colour, contacts touch disjoint dofs, so they are
 //! solved in parallel (rayon) from the same `p` and applied afterwards: bit-identical for any
@@ -351,6 +352,22 @@ fn factor_a_plus_w(a: &Csc, w: &[f64], cache: &mut AdmmCache) -> Result<SolveInP
     Ok(Box::new(move |x| f.solve_in_place(x)))
 }
 
+/// Contacts found while the solve runs (004 §5.2: CCD every few ADMM iterations, appended
+/// without reassembling anything): their `H` columns as `(dof, column among the new contacts,
+/// value)`, their free terms `w` and cones.
+pub struct NewContacts {
+    pub h: Vec<Triplet<usize, usize, f64>>,
+    pub w: Vec<f64>,
+    pub cones: Vec<Cone>,
+}
+
+/// A detection pass run on the iterate `p` every `every` ADMM iterations and before the solve
+/// returns converged; `None` when it finds nothing new.
+pub struct Detection<'d> {
+    pub every: usize,
+    pub detect: &'d mut dyn FnMut(&[f64]) -> Option<NewContacts>,
+}
+
 /// As [`solve`], reusing `cache` across calls.
 pub fn solve_cached(
     g: &GlobalProblem,
@@ -360,10 +377,35 @@ pub fn solve_cached(
     prm: &AdmmParams,
     cache: &mut AdmmCache,
 ) -> Result<SolveReport> {
+    let mut rv = r.to_vec();
+    let rep = solve_detecting(g, &mut rv, v, opts, prm, cache, None)?;
+    if rv.len() == r.len() {
+        r.copy_from_slice(&rv);
+    }
+    Ok(rep.report)
+}
+
+/// A solve's report, and whether the δ∞ rule ended it.
+pub struct AdmmReport {
+    pub report: SolveReport,
+    pub delta_inf_met: bool,
+}
+
+/// As [`solve_cached`], with contacts appended during the solve by `detection`: `r` grows by
+/// three entries per new contact (their forces, in the order [`NewContacts`] gave them).
+pub fn solve_detecting(
+    g: &GlobalProblem,
+    r: &mut Vec<f64>,
+    v: &mut [f64],
+    opts: &SolverOptions,
+    prm: &AdmmParams,
+    cache: &mut AdmmCache,
+    mut detection: Option<Detection<'_>>,
+) -> Result<AdmmReport> {
     const NAME: &str = "admm";
     let (n, ndof) = (3 * g.nc(), g.ndof());
     if let Err(m) = check_len("r", r.len(), n).and(check_len("v", v.len(), ndof)) {
-        return Ok(rejected(NAME, m));
+        return Ok(AdmmReport { report: rejected(NAME, m), delta_inf_met: false });
     }
     let start = Instant::now();
     let w = weights(&g.m, prm.sigma, prm.beta);
@@ -371,8 +413,7 @@ pub fn solve_cached(
         return Err(anyhow!("ADMM weight of dof {j} is {} (M must be positive definite)", w[j]));
     }
     let llt = factor_a_plus_w(&g.m, &w, cache)?;
-    let pr = Projection::new(g, &w, prm.max_colors);
-    let mut st = SweepState { sleep_until: vec![0; g.nc()], delta: vec![[0.0; 3]; g.nc()] };
+    let mut st = SweepState { sleep_until: Vec::new(), delta: Vec::new() };
     let mut p = v.to_vec();
     let mut lambda = vec![0.0; ndof];
     let (mut p_hat, mut lambda_hat) = (p.clone(), lambda.clone());
@@ -384,70 +425,109 @@ pub fn solve_cached(
     let mut delta_inf = f64::INFINITY;
     let (mut it, mut updates) = (0usize, 0usize);
     let mut ework = GlobalErrorWork::default();
-    let mut err = global_error_with(g, r, &p, &mut ework);
     let mut reason = "iteration limit";
-    while it < opts.max_iter {
-        if err.total <= opts.tol {
-            break;
-        }
-        if prm.eps_inf.is_some_and(|e| delta_inf <= e) {
-            reason = "δ∞ threshold reached";
-            break;
-        }
-        if opts.out_of_time(start) {
-            reason = "time limit";
-            break;
-        }
-        it += 1;
-        // (p_hat, lambda_hat) are the extrapolated points of 004 Alg. 4 when accelerated, and
-        // simply (p, lambda) otherwise.
-        for i in 0..ndof {
-            rhs[(i, 0)] = g.f[i] + w[i] * (p_hat[i] + lambda_hat[i]);
-        }
-        llt(rhs.as_mut());
-        for i in 0..ndof {
-            vk[i] = rhs[(i, 0)];
-            p[i] = vk[i] - lambda_hat[i];
-        }
-        updates += project(&pr, prm, &mut p, r, delta_inf, &mut st);
-        let dv = (0..ndof).fold(0.0f64, |m, i| m.max((vk[i] - v_prev[i]).abs()));
-        let dvp = (0..ndof).fold(0.0f64, |m, i| m.max((vk[i] - p[i]).abs()));
-        let delta_prev = delta_inf;
-        delta_inf = dv + dvp;
-        v_prev.copy_from_slice(&vk);
-        for i in 0..ndof {
-            lambda[i] = lambda_hat[i] + p[i] - vk[i];
-        }
-        if prm.accelerated && delta_inf <= delta_prev {
-            // Nesterov/Goldstein extrapolation (004 Alg. 4).
-            let theta_new = 0.5 * (1.0 + (1.0 + 4.0 * theta * theta).sqrt());
-            let beta = (theta - 1.0) / theta_new;
-            for i in 0..ndof {
-                p_hat[i] = p[i] + beta * (p[i] - p_prev[i]);
-                lambda_hat[i] = lambda[i] + beta * (lambda[i] - lambda_prev[i]);
+    // The problem grows when detection appends contacts; `Projection` is rebuilt for each set.
+    let mut grown: Option<GlobalProblem> = None;
+    let (mut added, mut passes, mut detected_at) = (0usize, 0usize, usize::MAX);
+    let (err, summary) = loop {
+        let gp = grown.as_ref().unwrap_or(g);
+        let pr = Projection::new(gp, &w, prm.max_colors);
+        st.sleep_until.clear();
+        st.sleep_until.resize(gp.nc(), 0);
+        st.delta.resize(gp.nc(), [0.0; 3]);
+        let mut err = global_error_with(gp, r, &p, &mut ework);
+        let mut found = None;
+        while it < opts.max_iter {
+            let done = err.total <= opts.tol || prm.eps_inf.is_some_and(|e| delta_inf <= e);
+            // Detection at the period, and on the iterate about to be returned as solved.
+            if let Some(d) = detection.as_mut()
+                && d.every > 0
+                && detected_at != it
+                && (done || (it > 0 && it % d.every == 0))
+            {
+                detected_at = it;
+                passes += 1;
+                found = (d.detect)(&p);
+                if found.is_some() {
+                    break;
+                }
             }
-            theta = theta_new;
-        } else {
-            // Plain ADMM step, or a restart when δ∞ increased (Alg. 4's "residual increasing").
-            restarts += (prm.accelerated && it > 1) as usize;
-            theta = 1.0;
-            p_hat.copy_from_slice(&p);
-            lambda_hat.copy_from_slice(&lambda);
+            if err.total <= opts.tol {
+                break;
+            }
+            if prm.eps_inf.is_some_and(|e| delta_inf <= e) {
+                reason = "δ∞ threshold reached";
+                break;
+            }
+            if opts.out_of_time(start) {
+                reason = "time limit";
+                break;
+            }
+            it += 1;
+            // (p_hat, lambda_hat) are the extrapolated points of 004 Alg. 4 when accelerated, and
+            // simply (p, lambda) otherwise.
+            for i in 0..ndof {
+                rhs[(i, 0)] = g.f[i] + w[i] * (p_hat[i] + lambda_hat[i]);
+            }
+            llt(rhs.as_mut());
+            for i in 0..ndof {
+                vk[i] = rhs[(i, 0)];
+                p[i] = vk[i] - lambda_hat[i];
+            }
+            updates += project(&pr, prm, &mut p, r, delta_inf, &mut st);
+            let dv = (0..ndof).fold(0.0f64, |m, i| m.max((vk[i] - v_prev[i]).abs()));
+            let dvp = (0..ndof).fold(0.0f64, |m, i| m.max((vk[i] - p[i]).abs()));
+            let delta_prev = delta_inf;
+            delta_inf = dv + dvp;
+            v_prev.copy_from_slice(&vk);
+            for i in 0..ndof {
+                lambda[i] = lambda_hat[i] + p[i] - vk[i];
+            }
+            if prm.accelerated && delta_inf <= delta_prev {
+                // Nesterov/Goldstein extrapolation (004 Alg. 4).
+                let theta_new = 0.5 * (1.0 + (1.0 + 4.0 * theta * theta).sqrt());
+                let beta = (theta - 1.0) / theta_new;
+                for i in 0..ndof {
+                    p_hat[i] = p[i] + beta * (p[i] - p_prev[i]);
+                    lambda_hat[i] = lambda[i] + beta * (lambda[i] - lambda_prev[i]);
+                }
+                theta = theta_new;
+            } else {
+                // Plain ADMM step, or a restart when δ∞ increased (Alg. 4's "residual increasing").
+                restarts += (prm.accelerated && it > 1) as usize;
+                theta = 1.0;
+                p_hat.copy_from_slice(&p);
+                lambda_hat.copy_from_slice(&lambda);
+            }
+            p_prev.copy_from_slice(&p);
+            lambda_prev.copy_from_slice(&lambda);
+            err = global_error_with(gp, r, &p, &mut ework);
+            if !err.total.is_finite() {
+                reason = "diverged (non-finite iterate)";
+                break;
+            }
         }
-        p_prev.copy_from_slice(&p);
-        lambda_prev.copy_from_slice(&lambda);
-        err = global_error_with(g, r, &p, &mut ework);
-        if !err.total.is_finite() {
-            reason = "diverged (non-finite iterate)";
-            break;
+        let summary = (pr.iso.iter().filter(|x| x.is_some()).count(), pr.coloring.colors.len(), pr.coloring.tail.len());
+        match found {
+            Some(new) => {
+                // The new contacts start without force; λ and p carry over (the ADMM state
+                // lives on the dofs), so the solve continues rather than restarts.
+                added += new.cones.len();
+                let next = gp.with_contacts(&new)?;
+                r.resize(3 * next.nc(), 0.0);
+                grown = Some(next);
+            }
+            None => break (err, summary),
         }
-    }
+    };
     v.copy_from_slice(&p);
     let converged = err.total <= opts.tol;
     if converged {
         reason = "tolerance reached";
     }
-    Ok(SolveReport {
+    let detected =
+        if detection.is_some() { format!(", {passes} detection passes added {added} contacts") } else { String::new() };
+    let report = SolveReport {
         solver: NAME,
         converged,
         iterations: it,
@@ -455,12 +535,13 @@ pub fn solve_cached(
         residual_rel: err.total,
         time: start.elapsed(),
         message: format!(
-            "{reason}; δ∞ {delta_inf:.2e}, eq_rel {:.1e}, {updates} contact updates, {} closed-form contacts, {} colours + tail {}{}",
+            "{reason}; δ∞ {delta_inf:.2e}, eq_rel {:.1e}, {updates} contact updates, {} closed-form contacts, {} colours + tail {}{}{detected}",
             err.eq_rel,
-            pr.iso.iter().filter(|x| x.is_some()).count(),
-            pr.coloring.colors.len(),
-            pr.coloring.tail.len(),
+            summary.0,
+            summary.1,
+            summary.2,
             if prm.accelerated { format!(", accelerated ({restarts} restarts)") } else { String::new() }
         ),
-    })
+    };
+    Ok(AdmmReport { report, delta_inf_met: prm.eps_inf.is_some_and(|e| delta_inf <= e) })
 }

@@ -25,6 +25,8 @@ pub enum ProblemError {
     NonFinite { name: &'static str, index: usize },
     #[error("contact space dimension {0} is not a multiple of 3 (only spacedim 3 is supported)")]
     NotThreeD(usize),
+    #[error("appended contacts: an entry lies outside the dofs or the new columns ({0})")]
+    Assembly(String),
 }
 
 fn check_finite(name: &'static str, x: &[f64]) -> Result<(), ProblemError> {
@@ -104,6 +106,25 @@ impl GlobalProblem {
 
     pub fn ndof(&self) -> usize {
         self.m.nrows()
+    }
+
+    /// The same problem with contacts appended: `h` holds their `H` entries as `(dof, column
+    /// among the new contacts, value)`.
+    pub fn with_contacts(&self, new: &crate::dfcp::admm::NewContacts) -> Result<Self, ProblemError> {
+        let (nc, ndof) = (self.nc(), self.ndof());
+        let hr = self.h.as_ref();
+        let mut t = Vec::with_capacity(hr.compute_nnz() + new.h.len());
+        for j in 0..hr.ncols() {
+            for (i, x) in hr.row_idx_of_col_raw(j).iter().zip(hr.val_of_col(j)) {
+                t.push(faer::sparse::Triplet::new(*i, j, *x));
+            }
+        }
+        t.extend(new.h.iter().map(|e| faer::sparse::Triplet::new(e.row, 3 * nc + e.col, e.val)));
+        let n = 3 * (nc + new.cones.len());
+        let h = Csc::try_new_from_triplets(ndof, n, &t).map_err(|e| ProblemError::Assembly(format!("{e:?}")))?;
+        let w = [self.w.as_slice(), new.w.as_slice()].concat();
+        let cones = [self.cones.as_slice(), new.cones.as_slice()].concat();
+        GlobalProblem::new(self.m.clone(), h, self.f.clone(), w, cones)
     }
 
     /// `u = H^T v + w`.

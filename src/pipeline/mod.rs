@@ -37,6 +37,9 @@ pub struct StepStats {
     pub solver_iterations: usize,
     /// Contacts whose solve started from the previous step's force.
     pub warm_started: usize,
+    /// Contacts added by continuous collision detection (during the ADMM iterations or after
+    /// the solve).
+    pub ccd_contacts: usize,
 }
 
 impl StepStats {

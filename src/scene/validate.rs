@@ -717,6 +717,12 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
     if ns.newton_iterations < 1 {
         c.push(format!("{p}.newton_iterations"), Some(ns.newton_iterations.to_string()), "must be >= 1");
     }
+    if ns.admm.gs_sweeps < 1 {
+        c.push(format!("{p}.admm.gs_sweeps"), Some(ns.admm.gs_sweeps.to_string()), "must be >= 1");
+    }
+    if let Some(d) = ns.admm.delta_inf {
+        c.positive(&format!("{p}.admm.delta_inf"), d, " (m)");
+    }
     let rigid = s.bodies.iter().position(|b| matches!(b, BodySpec::Rigid(_)));
     let nodal = s.bodies.iter().any(|b| matches!(b, BodySpec::Solid(_) | BodySpec::Cloth(_) | BodySpec::Rods(_)));
     if let (Some(r), DfcpSolverSpec::Admm, false) = (rigid, ns.solver, nodal) {
