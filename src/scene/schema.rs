@@ -259,6 +259,11 @@ pub struct RodsSpec {
     /// A point mass (kg) added at the last node of every rod: a load at the tip.
     #[serde(default)]
     pub tip_mass: f64,
+    /// A point mass (kg) added at the first node of every rod: a load at the root, so that a
+    /// rope can carry a load at each end. Not allowed with `fixed_roots` (a kinematic node
+    /// ignores its mass).
+    #[serde(default)]
+    pub root_mass: f64,
     /// Contacts between the rods of this body (and of a rod with itself).
     #[serde(default = "yes")]
     pub self_contact: bool,

@@ -172,6 +172,7 @@ pub fn rods(
         }
         let first = arrays.node_mass.len();
         let mut mass = vec![0.0; c.len()];
+        mass[0] += spec.root_mass;
         mass[c.len() - 1] += spec.tip_mass;
         for (j, w) in c.windows(2).enumerate() {
             let m = 0.5 * line_density * (w[1] - w[0]).norm();

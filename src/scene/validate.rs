@@ -434,6 +434,14 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                 thin_body(c, s, &p, &r.name, &r.material, nonsmooth, &r.kinematic);
                 curves(c, &format!("{p}.curves"), &r.curves);
                 c.non_negative(&format!("{p}.tip_mass"), r.tip_mass);
+                c.non_negative(&format!("{p}.root_mass"), r.root_mass);
+                if r.fixed_roots && r.root_mass != 0.0 {
+                    c.push(
+                        format!("{p}.root_mass"),
+                        Some(fmt_f(r.root_mass)),
+                        "must be 0 (or absent) with `fixed_roots: true`: the roots are then kinematic and a mass on them has no effect",
+                    );
+                }
                 motion(c, &format!("{p}.root_motion"), &r.root_motion);
                 continue;
             }
