@@ -303,6 +303,16 @@ fn other_range_checks() {
             "pipeline.contact.delta = 0.0: must be > 0",
         ),
         ("mu: 0.5", "mu: -0.5", "friction.default.mu = -0.5: must be >= 0"),
+        (
+            "Penalty(newton: (max_iterations: 20))",
+            "Nonsmooth(solver: Admm, admm: (gs_sweeps: 0))",
+            "pipeline.admm.gs_sweeps = 0: must be >= 1",
+        ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
+            "Nonsmooth(solver: Admm, admm: (delta_inf: Some(-1e-5)))",
+            "scene.ron:21:46: pipeline.admm.delta_inf = -1e-5: must be > 0 (m)",
+        ),
         ("\"wood\": ()", "\"wood\": (damping: (alpha: -1.0))", "materials.\"wood\".damping.alpha = -1.0: must be >= 0"),
         (
             "Plane(name: \"floor\", material: \"wood\")",
