@@ -158,6 +158,33 @@ impl MatchstickPair {
     }
 }
 
+impl MatchstickPair {
+    /// The law for a contact where a surface without structure does **not** cancel the other's
+    /// (the nodal bodies' rule): when exactly one side has a tangential structure, it sets the
+    /// anisotropy alone and the cone is the extreme ellipse `(mu_t, mu_b)` with `t` along it —
+    /// 003 §6: a zero field makes "only the object with the non-zero structure determine the
+    /// anisotropy", read as eq. 5 with `s_B = s_A` (`d = 1`). With both sides structured it is
+    /// [`Self::resolve`]; with neither, the isotropic `mu` in the default frame.
+    ///
+    /// Why a second rule: a hair's cuticle or a woven cloth's warp is anisotropic against any
+    /// surface, whereas [`Self::resolve`]'s literal fallback (isotropic unless both surfaces are
+    /// structured) would make a fibre on a plain floor isotropic. The rigid pipeline keeps the
+    /// literal fallback (validation case 7 and the authors' code).
+    pub fn resolve_one_sided(
+        &self,
+        normal: &Vector3<f64>,
+        s_a: Option<&Vector3<f64>>,
+        s_b: Option<&Vector3<f64>>,
+    ) -> ResolvedFriction {
+        let (a, b) = (tangential(normal, s_a), tangential(normal, s_b));
+        match (a, b) {
+            (Some(a), None) => self.resolve(normal, Some(&a), Some(&a)),
+            (None, Some(b)) => self.resolve(normal, Some(&b), Some(&b)),
+            _ => self.resolve(normal, s_a, s_b),
+        }
+    }
+}
+
 /// `a + d (b - a)`, exact at `d = 0`, at `d = 1` and when `a == b`.
 fn lerp(a: f64, b: f64, d: f64) -> f64 {
     if a == b || d == 0.0 {
@@ -284,6 +311,29 @@ pub fn sliding_friction(cone: &Cone, normal_force: f64, slip: [f64; 2]) -> [f64;
 mod tests {
     use super::*;
     use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
+
+    #[test]
+    fn one_sided_structure_gives_the_extreme_ellipse_along_it() {
+        let n = Vector3::z();
+        let p = pair();
+        for a in [0.0, 0.3, FRAC_PI_2, 2.0] {
+            let s = dir(a) + n * 0.7;
+            for (sa, sb) in [(Some(&s), None), (None, Some(&s))] {
+                let law = p.resolve_one_sided(&n, sa, sb);
+                assert_eq!(law.cone, Cone { mu_t: 0.2, mu_b: 0.9 });
+                assert!((law.tangent() - dir(a)).norm() < ROUND_OFF, "a = {a}: {}", law.tangent());
+                assert_eq!(law.normal(), n);
+            }
+            // Both structured: the two-sided law, whatever the rule.
+            let t = dir(a + 0.4);
+            assert_eq!(p.resolve_one_sided(&n, Some(&s), Some(&t)), p.resolve(&n, Some(&s), Some(&t)));
+        }
+        // Neither, or a structure along the normal: isotropic in the default frame.
+        let iso = ResolvedFriction::isotropic(&n, 0.5).unwrap();
+        assert_eq!(p.resolve_one_sided(&n, None, None), iso);
+        assert_eq!(p.resolve_one_sided(&n, Some(&(n * 2.0)), None), iso);
+        assert_eq!(p.resolve_one_sided(&n, Some(&Vector3::zeros()), None), iso);
+    }
 
     /// Round-off of a handful of flops on unit vectors (normalize, cross, atan2).
     const ROUND_OFF: f64 = 1e-15;

@@ -130,6 +130,26 @@ pub struct Cloth {
     pub bending: f64,
     pub thickness: f64,
     pub self_contact: bool,
+    /// Matchstick structure per triangle (empty: the cloth has none): coefficients `(c1, c2)`
+    /// with the rest structure's in-plane part `s = c1 (X1 − X0) + c2 (X2 − X0)`, so that at
+    /// positions `x` the triangle carries `F s = c1 (x1 − x0) + c2 (x2 − x0)` (`F` its
+    /// deformation gradient). `(0, 0)` for a triangle the structure is normal to.
+    pub structure: Vec<[f64; 2]>,
+}
+
+impl Cloth {
+    /// The structure direction `F s` of triangle `k` at positions `x` (not normalized; zero
+    /// when the cloth or the triangle has none).
+    pub fn triangle_structure(&self, k: usize, x: &[f64]) -> Vector3<f64> {
+        match self.structure.get(k) {
+            Some(&[c1, c2]) if c1 != 0.0 || c2 != 0.0 => {
+                let [a, b, c] = self.triangles[k];
+                let x0 = node(x, a);
+                (node(x, b) - x0) * c1 + (node(x, c) - x0) * c2
+            }
+            _ => Vector3::zeros(),
+        }
+    }
 }
 
 /// One rod of a [`RodBundle`]: its elements use local node indices `0..len`.
@@ -184,6 +204,10 @@ impl FrictionTable {
     }
     pub fn get(&self, a: usize, b: usize) -> SmoothFriction {
         self.laws[a * self.materials.len() + b]
+    }
+    /// Whether any pair has matchstick coefficients.
+    pub fn any_anisotropy(&self) -> bool {
+        self.anisotropy.iter().any(Option::is_some)
     }
     /// The matchstick `(mu_t, mu_b)` of a pair, `None` for an isotropic pair.
     pub fn anisotropy(&self, a: usize, b: usize) -> Option<[f64; 2]> {

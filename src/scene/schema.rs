@@ -224,6 +224,11 @@ pub struct ClothSpec {
     /// Contacts of the cloth with itself.
     #[serde(default = "yes")]
     pub self_contact: bool,
+    /// Matchstick structure (warp) direction in the mesh's own coordinates, before `rotation`:
+    /// the low-friction axis of an anisotropic material pair (`mu_t`, `mu_b`). It is carried
+    /// by the deformation (each triangle maps its rest direction with its deformation gradient).
+    #[serde(default)]
+    pub structure: Option<Vec3>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

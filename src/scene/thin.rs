@@ -104,6 +104,10 @@ pub fn cloth(
     let mut rest = vec![Vector3::zeros(); offset];
     rest.extend(x.iter().copied());
     let membrane = MembraneElement::from_triangles(&triangles, &rest);
+    let structure = match spec.structure {
+        Some(s) => cloth_structure(&triangles, &rest, &(rot * Vector3::from(s))),
+        None => Vec::new(),
+    };
     let hinges = HingeElement::from_triangles(&triangles, &rest);
     let mut mass = vec![0.0; x.len()];
     for el in &membrane {
@@ -128,7 +132,35 @@ pub fn cloth(
         bending: hinge_stiffness(e, nu, thickness),
         thickness,
         self_contact: spec.self_contact,
+        structure,
     })
+}
+
+/// Per triangle, the coefficients `(c1, c2)` of the in-plane part of the rest structure `s`
+/// (world axes) on the rest edges `E1 = X1 − X0`, `E2 = X2 − X0`: the least-squares solution of
+/// `[E1 E2] c = s`, i.e. `c = G⁻¹ (E1·s, E2·s)` with the Gram matrix `G`, which is the
+/// orthogonal projection of `s` onto the triangle's plane. A triangle whose plane is within
+/// [`MIN_TANGENTIAL_FRACTION`] of normal to `s` (or is degenerate) gets `(0, 0)`: no structure.
+fn cloth_structure(triangles: &[[usize; 3]], rest: &[Vector3<f64>], s: &Vector3<f64>) -> Vec<[f64; 2]> {
+    use crate::friction::matchstick::MIN_TANGENTIAL_FRACTION;
+    let s = s.normalize();
+    triangles
+        .iter()
+        .map(|t| {
+            let (e1, e2) = (rest[t[1]] - rest[t[0]], rest[t[2]] - rest[t[0]]);
+            let (g11, g12, g22) = (e1.dot(&e1), e1.dot(&e2), e2.dot(&e2));
+            let det = g11 * g22 - g12 * g12;
+            let (b1, b2) = (e1.dot(&s), e2.dot(&s));
+            let c = [(g22 * b1 - g12 * b2) / det, (g11 * b2 - g12 * b1) / det];
+            let inplane = e1 * c[0] + e2 * c[1];
+            // |inplane| is the cosine of the angle between s and the plane (s is unit).
+            if det > 0.0 && c.iter().all(|x| x.is_finite()) && inplane.norm() > MIN_TANGENTIAL_FRACTION {
+                c
+            } else {
+                [0.0, 0.0]
+            }
+        })
+        .collect()
 }
 
 pub fn rods(

@@ -401,6 +401,7 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
             BodySpec::Solid(b) => b,
             BodySpec::Cloth(cl) => {
                 thin_body(c, s, &p, &cl.name, &cl.material, nonsmooth, &cl.kinematic);
+                cloth_structure(c, &p, cl);
                 match &cl.mesh {
                     ClothMeshSpec::Grid { size, cells } => {
                         if size.iter().any(|&x| x.is_finite() && x <= 0.0) {
@@ -586,6 +587,28 @@ fn rigid(c: &mut Checks, s: &Scene, p: &str, r: &RigidSpec, base_dir: &Path) {
             file(c, &format!("{p}.structure.path"), path, &["png"], "a `.png` image", base_dir)
         }
         _ => {}
+    }
+}
+
+/// A cloth's structure direction: non-zero, and for a `Grid` (which lies in its local xy plane)
+/// with a non-zero in-plane part, else no triangle would have a tangential structure.
+fn cloth_structure(c: &mut Checks, p: &str, cl: &ClothSpec) {
+    let Some(d) = cl.structure else { return };
+    if !d.iter().all(|x| x.is_finite()) {
+        return;
+    }
+    if d.iter().all(|&x| x == 0.0) {
+        c.push(
+            format!("{p}.structure"),
+            Some(fmt_v3(&d)),
+            "a structure direction must be non-zero (leave `structure` out for an isotropic cloth)",
+        );
+    } else if matches!(cl.mesh, ClothMeshSpec::Grid { .. }) && d[0] == 0.0 && d[1] == 0.0 {
+        c.push(
+            format!("{p}.structure"),
+            Some(fmt_v3(&d)),
+            "a Grid cloth lies in its local xy plane: the structure direction needs a non-zero x or y component",
+        );
     }
 }
 

@@ -13,13 +13,32 @@
 //! over the step checks every mesh pair; pairs that would pass through each other are added as
 //! contacts and the step re-solved, and if any impact remains the step is cut at the first
 //! time of impact, so nothing tunnels.
+//!
+//! **Anisotropic friction.** When a contact's material pair has matchstick coefficients
+//! (`mu_t`, `mu_b`, 003) and at least one side has a structure direction, the contact gets the
+//! elliptic cone and frame of [`MatchstickPair::resolve_one_sided`] (both sides structured: the
+//! alignment rule of 003; one side: the extreme ellipse along it, a fibre being anisotropic
+//! against any surface). Structure directions, at the step's start positions:
+//! - rods: the tangent — at a node the bisector of its two edges (sum of the unit edge
+//!   vectors), on an edge the edge itself (friction along vs across the fibre);
+//! - cloth with `structure`: each triangle carries its rest direction mapped by its deformation
+//!   gradient, `F s`; a contact on a triangle's interior uses that triangle's, a node the
+//!   rest-area-weighted mean of its triangles', an edge the contact-weighted mean of its nodes';
+//! - colliders (Plane, Box) and rigid bodies: their `structure`; elastic solids: none.
+//! Otherwise the cone is the isotropic `mu` in the contact's default frame, bit for bit as
+//! without anisotropy. Every solver of the step takes elliptic cones: ADMM's projection uses
+//! the closed form only for isotropic contacts and the exact full-block local solver otherwise,
+//! the Delassus-form local solvers scale elliptic contacts exactly, and the reported error is
+//! the natural map of the elliptic cone (in the scaled variables of `friction::cone`).
 
 // Nodal kernels index several parallel arrays (positions, velocities, free-dof map) with one counter.
 #![allow(clippy::needless_range_loop)]
 
 use super::super::StepStats;
 use super::nodal_elastic::ElasticAssembly;
-use crate::contact::nodal::{CcdOptions, ContactMesh, ContactMeshBuilder, Detector, NodalContact, impact_contacts};
+use crate::contact::nodal::{
+    CcdOptions, ContactKind, ContactMesh, ContactMeshBuilder, Detector, NodalContact, impact_contacts,
+};
 use crate::contact::rigid::{Participant, frame};
 use crate::dfcp::admm::{self, AdmmParams};
 use crate::dfcp::global_reduction::Reduced;
@@ -28,6 +47,7 @@ use crate::dfcp::residual::global_error;
 use crate::dfcp::solver::SolverOptions;
 use crate::energy::rod::{TwistBoundary, quasistatic_twist};
 use crate::friction::cone::Cone;
+use crate::friction::matchstick::MatchstickPair;
 use crate::model::{Model, State, node};
 use crate::rigid::RigidBody;
 use crate::scene::schema::{DfcpSolverSpec, NonsmoothSpec};
@@ -134,6 +154,14 @@ pub struct NodalStep {
     /// Penetration recovery of rigid contacts (see `NonsmoothSpec`).
     erp: f64,
     slop: f64,
+    /// Whether any material pair is anisotropic (else no structure is computed).
+    aniso: bool,
+    /// Per node: its structure direction at the step's start (zero: none). See the module doc.
+    node_dir: Vec<Vector3<f64>>,
+    /// Per node: whether it is a rod node (a rod edge's structure is the edge itself).
+    rod_node: Vec<bool>,
+    /// Per contact-mesh triangle: `(cloth, triangle)` of a cloth with structure, if it is one.
+    mesh_cloth_tri: Vec<Option<(usize, usize)>>,
 }
 
 impl NodalStep {
@@ -142,7 +170,11 @@ impl NodalStep {
         let mut node_material = vec![0; model.node_count()];
         let mut thin_nodes = Vec::new();
         let mut builder = ContactMeshBuilder::new();
+        // Contact-mesh triangles are numbered in insertion order: solids' surfaces, then cloths.
+        let mut mesh_cloth_tri = Vec::new();
+        let mut rod_node = vec![false; model.node_count()];
         for solid in &model.solids {
+            mesh_cloth_tri.extend(std::iter::repeat_n(None, solid.surface.len()));
             for i in solid.nodes.clone() {
                 node_material[i] = solid.material;
             }
@@ -151,7 +183,9 @@ impl NodalStep {
             let obj = builder.add_object(false);
             builder.add_surface(obj, &solid.surface, 0.0).map_err(|e| format!("solid '{}': {e}", solid.name))?;
         }
-        for c in &model.cloths {
+        for (ci, c) in model.cloths.iter().enumerate() {
+            let structured = !c.structure.is_empty();
+            mesh_cloth_tri.extend((0..c.triangles.len()).map(|k| structured.then_some((ci, k))));
             for i in c.nodes.clone() {
                 node_material[i] = c.material;
                 thin_nodes.push((i, 0.5 * c.thickness, c.material));
@@ -164,6 +198,7 @@ impl NodalStep {
         for b in &model.rod_bundles {
             for i in b.nodes.clone() {
                 node_material[i] = b.material;
+                rod_node[i] = true;
                 thin_nodes.push((i, b.radius, b.material));
             }
             let obj = builder.add_object(b.self_contact);
@@ -174,6 +209,17 @@ impl NodalStep {
         }
         let has_mesh = !model.solids.is_empty() || !model.cloths.is_empty() || !model.rod_bundles.is_empty();
         let mesh = if has_mesh { Some(builder.build().map_err(|e| e.to_string())?) } else { None };
+        if let Some(m) = &mesh {
+            // The numbering assumed above; a mismatch would attach structures to wrong triangles.
+            let ok = m.triangle_count() == mesh_cloth_tri.len()
+                && mesh_cloth_tri
+                    .iter()
+                    .enumerate()
+                    .all(|(t, ct)| ct.is_none_or(|(c, k)| m.triangle(t as u32) == model.cloths[c].triangles[k]));
+            if !ok {
+                return Err("internal: contact-mesh triangles are not in cloth order".into());
+            }
+        }
         let elastic = ElasticAssembly::new(model, &free, n_free)?;
         let mut n_total = n_free;
         let rigid_off = model
@@ -193,6 +239,10 @@ impl NodalStep {
             _ => (0.0, 0.0),
         };
         Ok(NodalStep {
+            aniso: model.friction.any_anisotropy(),
+            node_dir: vec![Vector3::zeros(); model.node_count()],
+            rod_node,
+            mesh_cloth_tri,
             erp,
             slop,
             rigid_off,
@@ -228,12 +278,19 @@ impl NodalStep {
                 let gap = d - radius;
                 if gap < reach {
                     let n = Vector3::from(n);
+                    let (frame, cone) = self.friction(
+                        model,
+                        (mat, col.material),
+                        frame(&n),
+                        self.node_dir[i],
+                        model.collider_structure[k].unwrap_or_else(Vector3::zeros),
+                    );
                     out.push(Contact {
                         nodes: [i; 4],
                         weights: [1.0, 0.0, 0.0, 0.0],
-                        frame: frame(&n),
+                        frame,
                         gap,
-                        cone: iso_cone(model.friction.get(mat, col.material).mu_d),
+                        cone,
                         known: -vc,
                         key: (0, i, k),
                         rigid: [None, None],
@@ -245,7 +302,7 @@ impl NodalStep {
             let vmax = self.thin_nodes.iter().map(|&(i, _, _)| node(v, i).norm()).fold(0.0, f64::max);
             // A detection failure (non-finite positions) is caught by the state check after the step.
             let found = self.detector.proximity(mesh, x, margin + 2.0 * h * vmax).unwrap_or_default();
-            out.extend(found.iter().map(|c| self.mesh_contact(model, c)));
+            out.extend(found.iter().map(|c| self.mesh_contact(model, x, c)));
         }
         out
     }
@@ -303,15 +360,21 @@ impl NodalStep {
                 let pose = nalgebra::Isometry3::translation(xi.x, xi.y, xi.z);
                 for g in crate::contact::rigid::collide_shapes(&ball, &pose, &body.shape, &body.pose(), margin) {
                     let p = Participant::Body(b);
+                    let s_body = if self.aniso {
+                        super::detect::structure(model, bodies, p, &g.point).unwrap_or_else(Vector3::zeros)
+                    } else {
+                        Vector3::zeros()
+                    };
+                    let (frame, cone) = self.friction(model, (mat, mat_b), g.frame, self.node_dir[i], s_body);
                     out.push(Contact {
                         nodes: [i; 4],
                         weights: [1.0, 0.0, 0.0, 0.0],
-                        frame: g.frame,
+                        frame,
                         gap: g.gap,
-                        cone: iso_cone(model.friction.get(mat, mat_b).mu_d),
+                        cone,
                         known: -known(p, &g.point),
                         key: (11, i, b),
-                        rigid: [None, block(p, &g.point, &g.frame, -1.0)],
+                        rigid: [None, block(p, &g.point, &frame, -1.0)],
                     });
                 }
             }
@@ -319,19 +382,104 @@ impl NodalStep {
         out
     }
 
-    fn mesh_contact(&self, model: &Model, c: &NodalContact) -> Contact {
+    /// A mesh–mesh contact at start positions `x`. The first feature is `nodes[0]`'s; the
+    /// second starts at `nodes[2]` for an edge–edge contact and at `nodes[1]` otherwise (for
+    /// vertex–edge and vertex–vertex contacts `nodes[3]` repeats the vertex, see `ContactKind`).
+    fn mesh_contact(&self, model: &Model, x: &[f64], c: &NodalContact) -> Contact {
         let n = Vector3::from(c.normal);
-        let (ma, mb) = (self.node_material[c.nodes[0]], self.node_material[c.nodes[3]]);
+        let second = if c.kind == ContactKind::EdgeEdge { c.nodes[2] } else { c.nodes[1] };
+        let (ma, mb) = (self.node_material[c.nodes[0]], self.node_material[second]);
+        let (s_a, s_b) =
+            if self.aniso { self.mesh_structures(model, x, c) } else { (Vector3::zeros(), Vector3::zeros()) };
+        let (frame, cone) = self.friction(model, (ma, mb), frame(&n), s_a, s_b);
         let (kind, [f0, f1]) = c.key();
         Contact {
             nodes: c.nodes,
             weights: c.weights,
-            frame: frame(&n),
+            frame,
             gap: c.gap,
-            cone: iso_cone(model.friction.get(ma, mb).mu_d),
+            cone,
             known: Vector3::zeros(),
             key: (1 + kind as u8, f0, f1),
             rigid: [None, None],
+        }
+    }
+
+    /// The friction law of a contact between materials `mats` with default frame `frame` (first
+    /// column the normal) and the two sides' structure directions (zero: none): the isotropic
+    /// `mu` in `frame` unless the pair is anisotropic and a side is structured (module doc).
+    fn friction(
+        &self,
+        model: &Model,
+        (ma, mb): (usize, usize),
+        frame: Matrix3<f64>,
+        s_a: Vector3<f64>,
+        s_b: Vector3<f64>,
+    ) -> (Matrix3<f64>, Cone) {
+        let mu = model.friction.get(ma, mb).mu_d;
+        let Some([mu_t, mu_b]) = model.friction.anisotropy(ma, mb) else {
+            return (frame, iso_cone(mu));
+        };
+        // Validation guarantees valid coefficients; should it not, the isotropic law is the safe side.
+        let Ok(pair) = MatchstickPair::new(mu, mu_t, mu_b) else {
+            return (frame, iso_cone(mu));
+        };
+        let law = pair.resolve_one_sided(&frame.column(0).into_owned(), Some(&s_a), Some(&s_b));
+        // An isotropic result keeps the contact's own frame: the orientation of an isotropic
+        // cone is irrelevant, and this keeps `mu_t == mu_b` bit for bit the plain `mu` contact.
+        if law.cone.is_isotropic() { (frame, law.cone) } else { (law.frame, law.cone) }
+    }
+
+    /// Structure directions of every node at positions `x` (module doc): rod tangents and the
+    /// rest-area-weighted mean of the structured cloth triangles around a node.
+    fn update_structure(&mut self, model: &Model, x: &[f64]) {
+        self.node_dir.fill(Vector3::zeros());
+        for c in model.cloths.iter().filter(|c| !c.structure.is_empty()) {
+            for (k, (tri, el)) in c.triangles.iter().zip(&c.membrane).enumerate() {
+                let d = c.triangle_structure(k, x) * el.rest_area;
+                for &i in tri {
+                    self.node_dir[i] += d;
+                }
+            }
+        }
+        for b in &model.rod_bundles {
+            for r in &b.rods {
+                for i in r.first..r.first + r.len - 1 {
+                    let e = node(x, i + 1) - node(x, i);
+                    // A zero-length edge (not finite after normalizing) adds nothing.
+                    let e = e / e.norm();
+                    if e.iter().all(|v| v.is_finite()) {
+                        self.node_dir[i] += e;
+                        self.node_dir[i + 1] += e;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The structure directions of the two features of a mesh contact at positions `x` (zero:
+    /// none): a vertex's own, an edge's (a rod edge itself; otherwise its nodes' weighted by the
+    /// contact weights), a triangle's `F s`.
+    fn mesh_structures(&self, model: &Model, x: &[f64], c: &NodalContact) -> (Vector3<f64>, Vector3<f64>) {
+        let (nd, w) = (&c.nodes, &c.weights);
+        let edge = |a: usize, b: usize, wa: f64, wb: f64| {
+            if self.rod_node[a] && self.rod_node[b] {
+                node(x, b) - node(x, a)
+            } else {
+                self.node_dir[a] * wa.abs() + self.node_dir[b] * wb.abs()
+            }
+        };
+        match c.kind {
+            ContactKind::VertexFace => {
+                let tri = match self.mesh_cloth_tri.get(c.features[1]) {
+                    Some(&Some((ci, k))) => model.cloths[ci].triangle_structure(k, x),
+                    _ => Vector3::zeros(),
+                };
+                (self.node_dir[nd[0]], tri)
+            }
+            ContactKind::EdgeEdge => (edge(nd[0], nd[1], w[0], w[1]), edge(nd[2], nd[3], w[2], w[3])),
+            ContactKind::VertexEdge => (self.node_dir[nd[0]], edge(nd[1], nd[2], w[1], w[2])),
+            ContactKind::VertexVertex => (self.node_dir[nd[0]], self.node_dir[nd[1]]),
         }
     }
 
@@ -365,6 +513,9 @@ impl NodalStep {
         // Rigid bodies: predicted (scripted: prescribed) velocities, as in the rigid pipeline.
         super::predict_rigid(model, &mut state.rigid, t, h);
         let clock = Instant::now();
+        if self.aniso {
+            self.update_structure(model, &x0);
+        }
         let mut contacts = self.contacts(model, &x0, &v0, t, h, spec.contact_margin);
         if !state.rigid.is_empty() {
             contacts.extend(self.rigid_contacts(model, &state.rigid, &x0, t, h, spec.contact_margin));
@@ -674,7 +825,7 @@ impl NodalStep {
         }
         let extra = impact_contacts(mesh, x0, &report.impacts, f64::INFINITY).unwrap_or_default();
         let new: Vec<Contact> =
-            extra.iter().map(|c| self.mesh_contact(model, c)).filter(|c| !known.contains(&c.key)).collect();
+            extra.iter().map(|c| self.mesh_contact(model, x0, c)).filter(|c| !known.contains(&c.key)).collect();
         Some((report.toi, new))
     }
 
