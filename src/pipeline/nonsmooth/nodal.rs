@@ -25,6 +25,7 @@
 //!   gradient, `F s`; a contact on a triangle's interior uses that triangle's, a node the
 //!   rest-area-weighted mean of its triangles', an edge the contact-weighted mean of its nodes';
 //! - colliders (Plane, Box) and rigid bodies: their `structure`; elastic solids: none.
+//!
 //! Otherwise the cone is the isotropic `mu` in the contact's default frame, bit for bit as
 //! without anisotropy. Every solver of the step takes elliptic cones: ADMM's projection uses
 //! the closed form only for isotropic contacts and the exact full-block local solver otherwise,
