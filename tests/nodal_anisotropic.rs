@@ -287,8 +287,9 @@ fn rod_on_structured_cloth_follows_the_alignment_rule() {
             let v = rod.clone().map(|i| node(&s.state.v, i)).sum::<Vector3<f64>>() / rod.len() as f64;
             let expected = 9.81 * th.cos() * (th.tan() - 0.2) * t_end;
             println!(
-                "rod along warp {along}: {contacts} contacts, v = {v:.4e} (down-slope {:.5}, expected sliding {expected:.5})",
-                v.dot(&d)
+                "rod along warp {along}: {contacts} contacts, down-slope {:.5e} m/s (sliding: {expected:.5}), |v| {:.2e}",
+                v.dot(&d),
+                v.norm()
             );
             assert!(contacts >= 9, "every rod node touches the cloth: {contacts} contacts");
             if slides {
