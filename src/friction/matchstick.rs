@@ -25,15 +25,17 @@
 //!    short axis of the force ellipse; the paper's "major axis" wording contradicts its own
 //!    `mu_t^A <= mu_b^A`).
 //!
-//! **Fallback (no structure on a surface).** When either surface has no tangential structure
-//! (step 1), the law is the isotropic cone with the pair's `mu`. This is eq. 5 applied
-//! literally — a zero `s` gives `s_A · s_B = 0`, `theta = π/2`, `d = 0`, so eqs. 10–11 give
-//! `mu_t' = mu_b' = mu` — and it is what the authors' supplementary code [Erl19] computes. (003 §6 says a
-//! zero field makes "only the object with the non-zero structure determine the anisotropy";
-//! it gives no coefficients for that case, and Algorithm 1 yields the isotropic cone.)
+//! **One structured side.** When exactly one surface has a tangential structure (step 1), it
+//! sets the anisotropy alone: the cone is the full ellipse `(mu_t, mu_b)` with `t` along it —
+//! 003 §6: a zero field makes "only the object with the non-zero structure determine the
+//! anisotropy", read as eq. 5 with `s_B = s_A` (`d = 1`). Eq. 5 taken literally (and the
+//! authors' supplementary code [Erl19]) would give the isotropic cone instead (`theta = π/2`,
+//! `d = 0`); that would make a hair or a grooved plank isotropic against any plain surface,
+//! which is not what §6 or its Fig. 10 (a zero-structure sphere on a structured surface) show.
+//! With neither side structured the cone is the isotropic `mu`.
 //!
 //! **Isotropic results use the canonical frame.** Whenever the resolved cone is isotropic
-//! (`mu_t' == mu_b'`: orthogonal structures, the fallback, or a pair with `mu_t == mu_b`), the
+//! (`mu_t' == mu_b'`: orthogonal structures, no structure, or a pair with `mu_t == mu_b`), the
 //! frame is the contact's default frame `(n, tangent_basis(n))`, not one built from the
 //! structure. The orientation of an isotropic cone is irrelevant to the physics; using the
 //! default frame makes such a contact bit-for-bit the plain isotropic contact.
@@ -129,14 +131,8 @@ impl MatchstickPair {
         Cone { mu_t, mu_b }
     }
 
-    /// The law at one contact with unit normal `normal` and the two surfaces' structure
-    /// directions in world coordinates (any length; `None` when a surface has no structure).
-    /// See the module documentation for the rules and the fallback.
-    ///
-    /// `normal` may point either way (the paper's n points from A to B, fricsim's rigid
-    /// contacts from B to A): the coefficients do not depend on it, the frame's first column is
-    /// exactly `normal`, and `b = normal × t` keeps the frame right-handed.
-    pub fn resolve(
+    /// Eq. 5 as printed (Algorithm 1): isotropic unless both sides have a tangential structure.
+    fn resolve_both(
         &self,
         normal: &Vector3<f64>,
         s_a: Option<&Vector3<f64>>,
@@ -159,18 +155,15 @@ impl MatchstickPair {
 }
 
 impl MatchstickPair {
-    /// The law for a contact where a surface without structure does **not** cancel the other's
-    /// (the nodal bodies' rule): when exactly one side has a tangential structure, it sets the
-    /// anisotropy alone and the cone is the extreme ellipse `(mu_t, mu_b)` with `t` along it —
-    /// 003 §6: a zero field makes "only the object with the non-zero structure determine the
-    /// anisotropy", read as eq. 5 with `s_B = s_A` (`d = 1`). With both sides structured it is
-    /// [`Self::resolve`]; with neither, the isotropic `mu` in the default frame.
+    /// The law at one contact with unit normal `normal` and the two surfaces' structure
+    /// directions in world coordinates (any length; `None` when a surface has no structure):
+    /// both structured, Algorithm 1; one structured, the full ellipse along it; neither, the
+    /// isotropic `mu` in the default frame (module documentation).
     ///
-    /// Why a second rule: a hair's cuticle or a woven cloth's warp is anisotropic against any
-    /// surface, whereas [`Self::resolve`]'s literal fallback (isotropic unless both surfaces are
-    /// structured) would make a fibre on a plain floor isotropic. The rigid pipeline keeps the
-    /// literal fallback (validation case 7 and the authors' code).
-    pub fn resolve_one_sided(
+    /// `normal` may point either way (the paper's n points from A to B, fricsim's rigid
+    /// contacts from B to A): the coefficients do not depend on it, the frame's first column is
+    /// exactly `normal`, and `b = normal × t` keeps the frame right-handed.
+    pub fn resolve(
         &self,
         normal: &Vector3<f64>,
         s_a: Option<&Vector3<f64>>,
@@ -178,9 +171,9 @@ impl MatchstickPair {
     ) -> ResolvedFriction {
         let (a, b) = (tangential(normal, s_a), tangential(normal, s_b));
         match (a, b) {
-            (Some(a), None) => self.resolve(normal, Some(&a), Some(&a)),
-            (None, Some(b)) => self.resolve(normal, Some(&b), Some(&b)),
-            _ => self.resolve(normal, s_a, s_b),
+            (Some(a), None) => self.resolve_both(normal, Some(&a), Some(&a)),
+            (None, Some(b)) => self.resolve_both(normal, Some(&b), Some(&b)),
+            _ => self.resolve_both(normal, s_a, s_b),
         }
     }
 }
@@ -319,20 +312,20 @@ mod tests {
         for a in [0.0, 0.3, FRAC_PI_2, 2.0] {
             let s = dir(a) + n * 0.7;
             for (sa, sb) in [(Some(&s), None), (None, Some(&s))] {
-                let law = p.resolve_one_sided(&n, sa, sb);
+                let law = p.resolve(&n, sa, sb);
                 assert_eq!(law.cone, Cone { mu_t: 0.2, mu_b: 0.9 });
                 assert!((law.tangent() - dir(a)).norm() < ROUND_OFF, "a = {a}: {}", law.tangent());
                 assert_eq!(law.normal(), n);
             }
             // Both structured: the two-sided law, whatever the rule.
             let t = dir(a + 0.4);
-            assert_eq!(p.resolve_one_sided(&n, Some(&s), Some(&t)), p.resolve(&n, Some(&s), Some(&t)));
+            assert_eq!(p.resolve(&n, Some(&s), Some(&t)), p.resolve_both(&n, Some(&s), Some(&t)));
         }
         // Neither, or a structure along the normal: isotropic in the default frame.
         let iso = ResolvedFriction::isotropic(&n, 0.5).unwrap();
-        assert_eq!(p.resolve_one_sided(&n, None, None), iso);
-        assert_eq!(p.resolve_one_sided(&n, Some(&(n * 2.0)), None), iso);
-        assert_eq!(p.resolve_one_sided(&n, Some(&Vector3::zeros()), None), iso);
+        assert_eq!(p.resolve(&n, None, None), iso);
+        assert_eq!(p.resolve(&n, Some(&(n * 2.0)), None), iso);
+        assert_eq!(p.resolve(&n, Some(&Vector3::zeros()), None), iso);
     }
 
     /// Round-off of a handful of flops on unit vectors (normalize, cross, atan2).
@@ -395,7 +388,8 @@ mod tests {
         for k in 0..2000 {
             let n = rng.vec3().normalize();
             let mut s = [rng.vec3(), rng.vec3() * 1e-3];
-            // Every tenth case: one direction along the normal (fallback), or both aligned.
+            // Every tenth case: one direction along the normal (no tangential structure on
+            // that side), or both aligned.
             match k % 10 {
                 0 => s[1] = n * 2.0,
                 1 => s[1] = s[0] * -3.0,
@@ -404,7 +398,10 @@ mod tests {
             let r = p.resolve(&n, Some(&s[0]), Some(&s[1]));
             assert_frame(&r.frame, &n);
             if k % 10 == 0 {
-                assert_eq!(r, ResolvedFriction::isotropic(&n, 0.5).unwrap());
+                // The structured side alone: the full ellipse along it.
+                assert_eq!(r, p.resolve(&n, Some(&s[0]), None));
+                assert_eq!(r.cone, Cone::elliptic(0.2, 0.9).unwrap());
+                continue;
             }
             if !r.cone.is_isotropic() {
                 // t bisects the two projected axes (with s_B flipped toward s_A).
@@ -490,9 +487,13 @@ mod tests {
         let nan = Vector3::new(f64::NAN, 0.0, 0.0);
         let inf = Vector3::new(f64::INFINITY, 1.0, 0.0);
         let along_n = n * 3.0 + dir(0.2) * 1e-8; // tangential fraction 3e-9 < 1e-6
+        // A side without a usable structure leaves the other's alone: the full ellipse along s.
+        let along_s = p.resolve(&n, Some(&s), Some(&s));
+        assert_eq!(along_s.cone, Cone::elliptic(0.2, 0.9).unwrap());
         for other in [None, Some(&zero), Some(&nan), Some(&inf), Some(&along_n)] {
-            assert_eq!(p.resolve(&n, Some(&s), other), iso);
-            assert_eq!(p.resolve(&n, other, Some(&s)), iso);
+            assert_eq!(p.resolve(&n, Some(&s), other), along_s);
+            assert_eq!(p.resolve(&n, other, Some(&s)), along_s);
+            assert_eq!(p.resolve(&n, other, other), iso);
         }
         // Just above the threshold the structure counts (and is aligned with s here).
         let slightly = n + dir(1.0) * 1e-5;

@@ -16,7 +16,7 @@
 //!
 //! **Anisotropic friction.** When a contact's material pair has matchstick coefficients
 //! (`mu_t`, `mu_b`, 003) and at least one side has a structure direction, the contact gets the
-//! elliptic cone and frame of [`MatchstickPair::resolve_one_sided`] (both sides structured: the
+//! elliptic cone and frame of [`MatchstickPair::resolve`] (both sides structured: the
 //! alignment rule of 003; one side: the extreme ellipse along it, a fibre being anisotropic
 //! against any surface). Structure directions, at the step's start positions:
 //! - rods: the tangent — at a node the bisector of its two edges (sum of the unit edge
@@ -425,7 +425,7 @@ impl NodalStep {
         let Ok(pair) = MatchstickPair::new(mu, mu_t, mu_b) else {
             return (frame, iso_cone(mu));
         };
-        let law = pair.resolve_one_sided(&frame.column(0).into_owned(), Some(&s_a), Some(&s_b));
+        let law = pair.resolve(&frame.column(0).into_owned(), Some(&s_a), Some(&s_b));
         // An isotropic result keeps the contact's own frame: the orientation of an isotropic
         // cone is irrelevant, and this keeps `mu_t == mu_b` bit for bit the plain `mu` contact.
         if law.cone.is_isotropic() { (frame, law.cone) } else { (law.frame, law.cone) }
