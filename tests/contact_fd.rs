@@ -13,7 +13,7 @@ use fricsim::contact::kernel::{
 use fricsim::contact::penalty::Penalty;
 use fricsim::contact::point_triangle::{Feature, closest_feature};
 use fricsim::friction::smooth::SmoothFriction;
-use fricsim::model::motion::Motion;
+use fricsim::model::motion::{Motion, VelocityField};
 use nalgebra::{Matrix3, Rotation3, Vector3};
 
 fn params(law: SmoothFriction) -> ContactParams {
@@ -59,15 +59,20 @@ fn collider_contact_jacobians_match_finite_differences() {
     for (shape, local) in shapes {
         let c = collider(shape.clone());
         let x0: [f64; 3] = (rot * Vector3::from(local)).into();
-        let vc = [0.01, 0.0, -0.02];
+        let at = c.placement(0.0);
+        // A translating collider (uniform surface velocity) and a turning one, whose surface
+        // velocity depends on the contact position (its x-derivative enters dF/dq).
+        let turning = Motion::Spin { pivot: Vector3::new(0.1, -0.2, 0.0), axis: Vector3::y_axis(), rate: 20.0 };
+        let fields = [VelocityField::uniform(Vector3::new(0.01, 0.0, -0.02)), turning.step(0.0, 1e-2).field_at_end()];
         // Sliding (|v_t| >> eps), inside the smoothing zone, and at rest relative to the collider.
-        for v0 in [[0.3, -0.2, 0.1], [0.004, 0.003, -0.002], [0.0, 0.0, 0.0]] {
+        let velocities = [[0.3, -0.2, 0.1], [0.004, 0.003, -0.002], [0.0, 0.0, 0.0]];
+        for (vc, v0) in fields.iter().flat_map(|f| velocities.map(|v| (f, v))) {
             for law in laws() {
                 for lagged in [None, Some(Lagged { lambda: 2.0, normal: [0.0, 0.6, 0.8], weights: [0.0; 3] })] {
                     let p = params(law);
-                    let lin = collider_linearized(&c, &c.position, vc, x0, v0, &p, lagged.as_ref());
+                    let lin = collider_linearized(&c, &at, vc, x0, v0, &p, lagged.as_ref());
                     let force = |x: [f64; 3], v: [f64; 3]| {
-                        let f = collider_force(&c, &c.position, vc, x, v, &p, lagged.as_ref());
+                        let f = collider_force(&c, &at, vc, x, v, &p, lagged.as_ref());
                         [0, 1, 2].map(|k| f.normal[0][k] + f.friction[0][k])
                     };
                     let (mut ad_q, mut fd_q, mut ad_v, mut fd_v) = (vec![], vec![], vec![], vec![]);
@@ -86,7 +91,7 @@ fn collider_contact_jacobians_match_finite_differences() {
                             fd_v.push((fv1[i] - fv0[i]) / (2.0 * h));
                         }
                     }
-                    let tag = format!("{shape:?} v={v0:?} law={law:?} lagged={}", lagged.is_some());
+                    let tag = format!("{shape:?} v={v0:?} vc={vc:?} law={law:?} lagged={}", lagged.is_some());
                     check(&format!("dF/dq {tag}"), &ad_q, &fd_q);
                     check(&format!("dF/dv {tag}"), &ad_v, &fd_v);
                     // The force reported equals the f64 kernel.

@@ -28,26 +28,40 @@ pub struct Collider {
     pub name: String,
     pub material: usize,
     pub shape: Shape,
-    /// Local-to-world rotation.
+    /// Local-to-world rotation at t = 0.
     pub rotation: Matrix3<f64>,
     /// Position at t = 0.
     pub position: Vector3<f64>,
+    /// Scripted motion of the whole collider (its origin and axes follow it).
     pub motion: Motion,
 }
 
+/// Where a collider is at one time: its origin and its local-to-world rotation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Placement {
+    pub center: Vector3<f64>,
+    pub rotation: Matrix3<f64>,
+}
+
 impl Collider {
-    /// Position of the collider's origin at time `t`.
-    pub fn position_at(&self, t: f64) -> Vector3<f64> {
-        self.position + self.motion.offset(t)
+    /// The collider's placement at time `t`.
+    pub fn placement(&self, t: f64) -> Placement {
+        let center = self.motion.point(&self.position, t);
+        let rotation = if self.motion.rotates() {
+            self.motion.rotation(t).to_rotation_matrix().into_inner() * self.rotation
+        } else {
+            self.rotation
+        };
+        Placement { center, rotation }
     }
 
     /// Signed distance `d` (positive outside) and outward unit normal `n = grad d` at world point
-    /// `x`, for the collider placed at `center`.
-    pub fn signed_distance<T: Scalar>(&self, center: &Vector3<f64>, x: V3<T>) -> (T, V3<T>) {
-        let rt = self.rotation.transpose();
-        let p = mat_mul(&rt, sub(x, konst([center.x, center.y, center.z])));
+    /// `x`, for the collider at placement `at`.
+    pub fn signed_distance<T: Scalar>(&self, at: &Placement, x: V3<T>) -> (T, V3<T>) {
+        let c = at.center;
+        let p = mat_mul(&at.rotation.transpose(), sub(x, konst([c.x, c.y, c.z])));
         let (d, n_local) = local_sdf(&self.shape, p);
-        (d, mat_mul(&self.rotation, n_local))
+        (d, mat_mul(&at.rotation, n_local))
     }
 
     /// Distance bound used by broad-phase culling: every point farther than this from `center`
@@ -153,12 +167,12 @@ mod tests {
                 let x = SVector::<f64, 3>::from(p);
                 let (d, g) = jacobian(
                     |x: SVector<DualSVec64<3>, 3>| {
-                        let (d, _) = c.signed_distance(&c.position, [x[0], x[1], x[2]]);
+                        let (d, _) = c.signed_distance(&c.placement(0.0), [x[0], x[1], x[2]]);
                         SVector::<_, 1>::from([d])
                     },
                     &x,
                 );
-                let (_, n) = c.signed_distance(&c.position, p);
+                let (_, n) = c.signed_distance(&c.placement(0.0), p);
                 // AD is exact up to rounding; 1e-12 covers the few operations involved.
                 for k in 0..3 {
                     assert!((g[(0, k)] - n[k]).abs() < 1e-12, "{s:?} at {p:?}: grad {g} vs n {n:?}");
@@ -174,13 +188,13 @@ mod tests {
         let mut c = collider(Shape::Sphere { radius: 0.5 });
         c.rotation = Matrix3::identity();
         c.position = Vector3::zeros();
-        assert!((c.signed_distance(&c.position, [0.0, 0.0, 0.8]).0 - 0.3f64).abs() < 1e-15);
+        assert!((c.signed_distance(&c.placement(0.0), [0.0, 0.0, 0.8]).0 - 0.3f64).abs() < 1e-15);
         c.shape = Shape::Box { half: [1.0, 2.0, 3.0] };
-        assert!((c.signed_distance(&c.position, [0.0, 0.0, 0.5]).0 + 1.0f64).abs() < 1e-15);
-        assert!((c.signed_distance(&c.position, [2.0, 3.0, 0.0]).0 - 2f64.sqrt()).abs() < 1e-15);
+        assert!((c.signed_distance(&c.placement(0.0), [0.0, 0.0, 0.5]).0 + 1.0f64).abs() < 1e-15);
+        assert!((c.signed_distance(&c.placement(0.0), [2.0, 3.0, 0.0]).0 - 2f64.sqrt()).abs() < 1e-15);
         c.shape = Shape::Cylinder { radius: 1.0, half_length: 2.0 };
-        assert!((c.signed_distance(&c.position, [0.0, 1.5, 0.0]).0 - 0.5f64).abs() < 1e-15);
-        assert!((c.signed_distance(&c.position, [0.0, 0.0, 2.5]).0 - 0.5f64).abs() < 1e-15);
-        assert!((c.signed_distance(&c.position, [0.0, 0.5, 1.0]).0 + 0.5f64).abs() < 1e-15);
+        assert!((c.signed_distance(&c.placement(0.0), [0.0, 1.5, 0.0]).0 - 0.5f64).abs() < 1e-15);
+        assert!((c.signed_distance(&c.placement(0.0), [0.0, 0.0, 2.5]).0 - 0.5f64).abs() < 1e-15);
+        assert!((c.signed_distance(&c.placement(0.0), [0.0, 0.5, 1.0]).0 + 0.5f64).abs() < 1e-15);
     }
 }

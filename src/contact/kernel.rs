@@ -6,12 +6,13 @@
 //! nodes of a triangle of another body (12 DOFs). The contact point's relative velocity is
 //! `v_rel = v_x - sum_k w_k v_k` (or `v_x - v_collider`); forces act with weights `(1, -w_k)`.
 
-use super::collider::Collider;
+use super::collider::{Collider, Placement};
 use super::penalty::Penalty;
 use super::point_triangle::{Feature, evaluate};
-use super::vec3::{Scalar, V3, dot, konst, re, scale, sub};
+use super::vec3::{Scalar, V3, dot, konst, mat_mul, re, scale, sub};
 use crate::friction::smooth::{SmoothFriction, friction_force};
-use nalgebra::{SMatrix, SVector, Vector3};
+use crate::model::motion::VelocityField;
+use nalgebra::{SMatrix, SVector};
 use num_dual::{DualSVec64, jacobian};
 
 /// Per-contact parameters.
@@ -49,18 +50,20 @@ fn tangential<T: Scalar>(v: V3<T>, n: V3<T>) -> V3<T> {
     sub(v, scale(n, dot(n, v)))
 }
 
-/// Force on a vertex at `x` moving at `v` against a collider placed at `center` moving at `vc`.
-/// With `lagged`, friction uses the frozen normal force and normal; otherwise the current ones.
+/// Force on a vertex at `x` moving at `v` against a collider at placement `at` whose surface
+/// point at `x` moves at `vc(x)` (an affine field, so a turning collider's surface velocity is
+/// differentiated with the position). With `lagged`, friction uses the frozen normal force and
+/// normal; otherwise the current ones.
 pub fn collider_force<T: Scalar>(
     c: &Collider,
-    center: &Vector3<f64>,
-    vc: [f64; 3],
+    at: &Placement,
+    vc: &VelocityField,
     x: V3<T>,
     v: V3<T>,
     p: &ContactParams,
     lagged: Option<&Lagged>,
 ) -> StencilForce<T, 1> {
-    let (gap, n) = c.signed_distance(center, x);
+    let (gap, n) = c.signed_distance(at, x);
     let lambda = p.penalty.force(gap);
     let normal = scale(n, lambda);
     let zero = [T::from(0.0); 3];
@@ -72,7 +75,7 @@ pub fn collider_force<T: Scalar>(
         None if p.basis_derivatives => (lambda, n),
         None => (lambda, konst(re(n))),
     };
-    let vrel = sub(v, konst(vc));
+    let vrel = sub(sub(v, mat_mul(&vc.gradient, x)), konst(vc.constant.into()));
     let f = friction_force(&p.law, tangential(vrel, nf), lf);
     StencilForce { normal: [normal], friction: [f] }
 }
@@ -125,8 +128,8 @@ pub struct Linearized<const D: usize> {
 /// Linearize the collider kernel at `(x, v)` by forward-mode AD.
 pub fn collider_linearized(
     c: &Collider,
-    center: &Vector3<f64>,
-    vc: [f64; 3],
+    at: &Placement,
+    vc: &VelocityField,
     x: [f64; 3],
     v: [f64; 3],
     p: &ContactParams,
@@ -135,7 +138,7 @@ pub fn collider_linearized(
     let z = SVector::<f64, 6>::from([x[0], x[1], x[2], v[0], v[1], v[2]]);
     let (val, jac) = jacobian(
         |z: SVector<DualSVec64<6>, 6>| {
-            let f = collider_force(c, center, vc, [z[0], z[1], z[2]], [z[3], z[4], z[5]], p, lagged);
+            let f = collider_force(c, at, vc, [z[0], z[1], z[2]], [z[3], z[4], z[5]], p, lagged);
             let (a, b) = (f.normal[0], f.friction[0]);
             SVector::from([a[0], a[1], a[2], b[0], b[1], b[2]])
         },

@@ -3,6 +3,7 @@
 
 mod obj_read;
 mod ply_read;
+pub mod polyline_read;
 pub mod procedural;
 pub mod tet;
 pub mod thin;
@@ -107,4 +108,11 @@ pub enum MeshError {
         path.display()
     )]
     Ply { path: PathBuf, message: String },
+    #[error(
+        "polyline file '{}' has the extension {extension:?}; rod polylines are read from '.vtk' \
+         (legacy POLYDATA with LINES), '.vtp' (VTK XML poly data with Lines) or '.ply' (a vertex \
+         element and an edge element with vertex1, vertex2)",
+        path.display()
+    )]
+    UnsupportedPolylineExtension { path: PathBuf, extension: String },
 }

@@ -110,7 +110,7 @@ fn append_piece(
 
 /// Splits vtkio's cell connectivity (legacy counts or XML offsets) into per-cell vertex lists,
 /// checking every length (vtkio's own conversions panic on inconsistent data).
-fn cell_lists(path: &Path, cv: VertexNumbers) -> Result<Vec<Vec<usize>>, MeshError> {
+pub(super) fn cell_lists(path: &Path, cv: VertexNumbers) -> Result<Vec<Vec<usize>>, MeshError> {
     let to_usize = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
     let truncated = || malformed(path, "the cell connectivity is truncated or inconsistent".into());
     let mut out = Vec::new();

@@ -48,11 +48,13 @@ impl Solid {
 pub struct Rigid {
     pub name: String,
     pub material: usize,
-    /// Scripted translation of a kinematic body (`None`: dynamic). A kinematic body spins at its
-    /// initial angular velocity.
+    /// Scripted motion of a kinematic body (`None`: dynamic). A kinematic body whose script
+    /// only translates spins at its initial angular velocity.
     pub motion: Option<Motion>,
-    /// Center of mass at t = 0 (the origin of the scripted translation).
+    /// Center of mass at t = 0 (the rest position the script moves).
     pub rest_position: Vector3<f64>,
+    /// Orientation at t = 0 (a turning script rotates it).
+    pub rest_orientation: nalgebra::UnitQuaternion<f64>,
     /// Angular velocity (rad/s, world) of a kinematic body.
     pub spin: Vector3<f64>,
     /// Matchstick structure of the surface, in the body frame.

@@ -8,9 +8,9 @@ use crate::contact::collider::{Collider, Shape};
 use crate::energy::{Lame, Material, TetElement};
 use crate::friction::smooth::SmoothFriction;
 use crate::mesh::{TetMesh, procedural, vtk_read};
-use crate::model::motion::Motion;
+use crate::model::motion::{Motion, RigidKey};
 use crate::model::{FrictionTable, KinematicSet, Model, Solid, State};
-use nalgebra::{Matrix3, Rotation3, Vector3};
+use nalgebra::{Matrix3, Rotation3, Unit, UnitQuaternion, Vector3};
 
 /// Rotation from degrees about world x, then y, then z.
 pub fn rotation_from_degrees(r: Vec3) -> Matrix3<f64> {
@@ -21,11 +21,36 @@ pub fn rotation_from_degrees(r: Vec3) -> Matrix3<f64> {
     .into_inner()
 }
 
-pub(super) fn motion(m: &MotionSpec) -> Motion {
+/// The model motion of a validated motion spec (degrees become radians; a zero axis, rejected by
+/// validation, would become +z rather than NaN).
+pub fn motion(m: &MotionSpec) -> Motion {
+    let axis = |a: &Vec3| Unit::try_new(Vector3::from(*a), 0.0).unwrap_or(Vector3::z_axis());
     match m {
         MotionSpec::Fixed => Motion::Fixed,
         MotionSpec::Velocity(v) => Motion::Velocity(Vector3::from(*v)),
         MotionSpec::Keyframes(k) => Motion::Keyframes(k.iter().map(|(t, x)| (*t, Vector3::from(*x))).collect()),
+        MotionSpec::Rigid { pivot, keys } => Motion::Rigid {
+            pivot: Vector3::from(*pivot),
+            keys: keys
+                .iter()
+                .map(|(t, c, r)| RigidKey {
+                    time: *t,
+                    translation: Vector3::from(*c),
+                    rotation: UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(
+                        rotation_from_degrees(*r),
+                    )),
+                })
+                .collect(),
+        },
+        MotionSpec::Oscillate { pivot, axis: a, amplitude, period } => Motion::Oscillate {
+            pivot: Vector3::from(*pivot),
+            axis: axis(a),
+            amplitude: amplitude.to_radians(),
+            period: *period,
+        },
+        MotionSpec::Spin { pivot, axis: a, rate } => {
+            Motion::Spin { pivot: Vector3::from(*pivot), axis: axis(a), rate: rate.to_radians() }
+        }
     }
 }
 

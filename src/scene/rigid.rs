@@ -136,6 +136,7 @@ pub fn build(
         material,
         motion: spec.motion.as_ref().map(motion),
         rest_position: body.position,
+        rest_orientation: body.orientation,
         spin: omega,
         structure,
         surface: (verts, tris),

@@ -261,6 +261,10 @@ pub struct RodsSpec {
     pub fixed_roots: bool,
     #[serde(default)]
     pub root_motion: MotionSpec,
+    /// The name of a kinematic rigid body (one with a `motion`): the first node of every rod is
+    /// kinematic and moves with that body's scripted motion (instead of `root_motion`).
+    #[serde(default)]
+    pub attach_to: Option<String>,
     /// A point mass (kg) added at the last node of every rod: a load at the tip.
     #[serde(default)]
     pub tip_mass: f64,
@@ -295,6 +299,14 @@ pub enum CurvesSpec {
     },
     /// Polylines given inline.
     Polylines(Vec<Vec<Vec3>>),
+    /// Polylines from a file, relative to the scene file, coordinates multiplied by `scale`:
+    /// `.vtk`/`.vtp` poly data (one rod per line cell) or `.ply` (a `vertex` element and an
+    /// `edge` element with `vertex1, vertex2`, chained along the edge direction).
+    File {
+        path: String,
+        #[serde(default = "one")]
+        scale: f64,
+    },
 }
 
 impl BodySpec {
@@ -449,8 +461,11 @@ pub enum RegionSpec {
     Box { min: Vec3, max: Vec3 },
 }
 
-/// Prescribed motion of kinematic vertices and colliders (translation only).
+/// Prescribed motion of kinematic vertices, rod roots, colliders and kinematic rigid bodies: a
+/// rigid map of the scene placement, `x(t) = pivot + c(t) + R(t) (x_rest - pivot)`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+// Struct variants need this too: without it a typo inside `Rigid(..)` would be silently ignored.
+#[serde(deny_unknown_fields)]
 pub enum MotionSpec {
     /// Does not move.
     #[default]
@@ -460,6 +475,31 @@ pub enum MotionSpec {
     /// Piecewise-linear translation offsets `(time, (dx, dy, dz))` with increasing times; held
     /// before the first and after the last key.
     Keyframes(Vec<(f64, Vec3)>),
+    /// Keyed rigid motion `(time, (dx, dy, dz), (rx, ry, rz))`: translation (m) and rotation
+    /// about `pivot` (degrees about world x, then y, then z, as in `rotation` fields). Between
+    /// keys the translation is linear and the orientation turns along the shortest rotation
+    /// (slerp) at a constant rate; held before the first and after the last key. The pose at
+    /// t = 0 must be the scene placement (zero translation and rotation).
+    Rigid {
+        #[serde(default)]
+        pivot: Vec3,
+        keys: Vec<(f64, Vec3, Vec3)>,
+    },
+    /// Rotation about `axis` through `pivot` by `amplitude * sin(2 pi t / period)` degrees.
+    Oscillate {
+        #[serde(default)]
+        pivot: Vec3,
+        axis: Vec3,
+        amplitude: f64,
+        period: f64,
+    },
+    /// Rotation about `axis` through `pivot` at `rate` degrees per second.
+    Spin {
+        #[serde(default)]
+        pivot: Vec3,
+        axis: Vec3,
+        rate: f64,
+    },
 }
 
 /// An analytic obstacle. Each carries a material name for the friction table.

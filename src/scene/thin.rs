@@ -1,7 +1,7 @@
 //! Cloth and rod bodies of a scene: geometry, elements, lumped masses and initial frames.
 
 use super::build::{motion, rotation_from_degrees};
-use super::schema::{ClothMeshSpec, ClothSpec, CurvesSpec, KinematicSpec, RegionSpec, RodsSpec};
+use super::schema::{BodySpec, ClothMeshSpec, ClothSpec, CurvesSpec, KinematicSpec, RegionSpec, RodsSpec};
 use super::{LoadedScene, SceneError, error_at};
 use crate::energy::bending::{HingeElement, hinge_stiffness};
 use crate::energy::membrane::{MembraneElement, MembraneMaterial, MembraneModel};
@@ -187,6 +187,13 @@ pub fn rods(
             thin::hairy_ball(Vector3::from(*center), *radius, *count, *length, *segments, *curliness)
         }
         CurvesSpec::Polylines(p) => p.iter().map(|c| c.iter().map(|x| Vector3::from(*x)).collect()).collect(),
+        CurvesSpec::File { path, scale } => {
+            let full = super::resolve_path(&loaded.base_dir, path);
+            let mut lines = crate::mesh::polyline_read::read_polylines(&full)
+                .map_err(|err| error_at(&loaded.path, &format!("{field}.curves.path"), err.to_string()))?;
+            lines.iter_mut().flatten().for_each(|x| *x *= *scale);
+            lines
+        }
     };
     let stiffness = RodStiffness::circular(e, e / (2.0 * (1.0 + nu)), radius);
     let line_density = density * std::f64::consts::PI * radius * radius;
@@ -220,10 +227,26 @@ pub fn rods(
         all.extend(c.iter().copied());
     }
     kinematic_sets(loaded, field, &spec.kinematic, &all, offset, arrays.kinematic)?;
-    if spec.fixed_roots {
+    // Roots follow `root_motion`, or the scripted motion of the body they are attached to (the
+    // same rigid map of the scene placement, so they stay where they sit on that body).
+    let root_motion = match &spec.attach_to {
+        None => spec.fixed_roots.then(|| motion(&spec.root_motion)),
+        Some(name) => {
+            let script = loaded.scene.bodies.iter().find_map(|b| match b {
+                BodySpec::Rigid(r) if &r.name == name => r.motion.as_ref(),
+                _ => None,
+            });
+            // Validation guarantees a kinematic rigid body of that name.
+            let script = script.ok_or_else(|| {
+                error_at(&loaded.path, &format!("{field}.attach_to"), "names no kinematic rigid body")
+            })?;
+            Some(motion(script))
+        }
+    };
+    if let Some(m) = root_motion {
         let nodes: Vec<usize> = pieces.iter().map(|p| p.first).collect();
         let rest = nodes.iter().map(|&i| all[i - offset]).collect();
-        arrays.kinematic.push(KinematicSet { nodes, rest, motion: motion(&spec.root_motion) });
+        arrays.kinematic.push(KinematicSet { nodes, rest, motion: m });
     }
     Ok(RodBundle {
         name: spec.name.clone(),

@@ -1,10 +1,12 @@
 //! Semantic checks of a parsed scene. Every check names the field path and the allowed range;
 //! all problems are collected, not only the first.
 
+use super::build::rotation_from_degrees;
 use super::error::did_you_mean;
 use super::load::{resolve_path, to_ron};
 use super::locate::SourceIndex;
 use super::schema::*;
+use nalgebra::{Rotation3, UnitQuaternion};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -433,7 +435,7 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
             }
             BodySpec::Rods(r) => {
                 thin_body(c, s, &p, &r.name, &r.material, nonsmooth, &r.kinematic);
-                curves(c, &format!("{p}.curves"), &r.curves);
+                curves(c, &format!("{p}.curves"), &r.curves, base_dir);
                 c.non_negative(&format!("{p}.tip_mass"), r.tip_mass);
                 c.non_negative(&format!("{p}.root_mass"), r.root_mass);
                 if r.fixed_roots && r.root_mass != 0.0 {
@@ -444,6 +446,9 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                     );
                 }
                 motion(c, &format!("{p}.root_motion"), &r.root_motion);
+                if let Some(name) = &r.attach_to {
+                    attach_to(c, s, &p, name, &r.root_motion);
+                }
                 continue;
             }
             BodySpec::Rigid(r) => {
@@ -491,7 +496,47 @@ fn thin_body(c: &mut Checks, s: &Scene, p: &str, name: &str, material: &str, non
     }
 }
 
-fn curves(c: &mut Checks, p: &str, cv: &CurvesSpec) {
+/// Rod roots attached to a body: it must be a kinematic rigid body whose whole motion is its
+/// script (no free spin on top of it).
+fn attach_to(c: &mut Checks, s: &Scene, p: &str, name: &str, root_motion: &MotionSpec) {
+    let ap = format!("{p}.attach_to");
+    if *root_motion != MotionSpec::Fixed {
+        c.push(&ap, Some(format!("{name:?}")), "give either `attach_to` or `root_motion`, not both");
+    }
+    let rigids: Vec<&RigidSpec> = s
+        .bodies
+        .iter()
+        .filter_map(|b| match b {
+            BodySpec::Rigid(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    let Some(r) = rigids.iter().find(|r| r.name == name) else {
+        let kinematic: Vec<&str> = rigids.iter().filter(|r| r.motion.is_some()).map(|r| r.name.as_str()).collect();
+        c.push(
+            ap,
+            Some(format!("{name:?}")),
+            format!("names no rigid body; roots attach to a kinematic rigid body (one with a `motion`): {kinematic:?}"),
+        );
+        return;
+    };
+    match &r.motion {
+        None => c.push(
+            ap,
+            Some(format!("{name:?}")),
+            "names a dynamic rigid body; roots can only be attached to a kinematic one (give it a `motion`)",
+        ),
+        Some(_) if r.angular_velocity.iter().any(|&w| w != 0.0) => c.push(
+            ap,
+            Some(format!("{name:?}")),
+            "names a body that spins at its `angular_velocity`; roots follow only a scripted motion (give the \
+             rotation as a `Spin`, `Oscillate` or `Rigid` motion instead)",
+        ),
+        Some(_) => {}
+    }
+}
+
+fn curves(c: &mut Checks, p: &str, cv: &CurvesSpec, base_dir: &Path) {
     let segs = |c: &mut Checks, n: usize| {
         if n == 0 || n > MAX_TETS {
             c.push(format!("{p}.segments"), Some(n.to_string()), format!("must be in 1..={MAX_TETS}"));
@@ -520,6 +565,17 @@ fn curves(c: &mut Checks, p: &str, cv: &CurvesSpec) {
             if lines.is_empty() {
                 c.push(p.to_string(), None, "give at least one polyline");
             }
+        }
+        CurvesSpec::File { path, scale } => {
+            c.positive(&format!("{p}.scale"), *scale, "");
+            file(
+                c,
+                &format!("{p}.path"),
+                path,
+                &["vtk", "vtp", "ply"],
+                "a `.vtk`/`.vtp` poly data file with lines or a `.ply` file with an `edge` element",
+                base_dir,
+            );
         }
     }
 }
@@ -576,6 +632,13 @@ fn rigid(c: &mut Checks, s: &Scene, p: &str, r: &RigidSpec, base_dir: &Path) {
     }
     if let Some(m) = &r.motion {
         motion(c, &format!("{p}.motion"), m);
+        if rotates(m) && r.angular_velocity.iter().any(|&w| w != 0.0) {
+            c.push(
+                format!("{p}.angular_velocity"),
+                Some(fmt_v3(&r.angular_velocity)),
+                "a body whose `motion` turns it takes its rotation from the motion; leave `angular_velocity` out",
+            );
+        }
     }
     match &r.structure {
         Some(StructureSpec::Direction(d)) if d.iter().all(|x| x.is_finite()) && d.iter().all(|&x| x == 0.0) => c.push(
@@ -691,22 +754,95 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
     }
 }
 
-fn motion(c: &mut Checks, p: &str, m: &MotionSpec) {
-    if let MotionSpec::Keyframes(keys) = m {
-        if keys.is_empty() {
-            c.push(p, None, "`Keyframes` needs at least one `(time, (dx, dy, dz))` key");
+/// Largest turn (degrees) between consecutive `Rigid` keys: the shortest rotation between two
+/// orientations is ambiguous at 180 degrees and ill-conditioned near it.
+const MAX_KEY_TURN_DEGREES: f64 = 179.0;
+
+fn increasing_times(c: &mut Checks, p: &str, times: impl Iterator<Item = f64>) {
+    let times: Vec<f64> = times.collect();
+    for (k, pair) in times.windows(2).enumerate() {
+        let (t0, t1) = (pair[0], pair[1]);
+        if t0.is_finite() && t1.is_finite() && t1 <= t0 {
+            c.push(
+                format!("{p}[{}][0]", k + 1),
+                Some(fmt_f(t1)),
+                format!("keyframe times must be strictly increasing (previous key is at {})", fmt_f(t0)),
+            );
         }
-        for (k, pair) in keys.windows(2).enumerate() {
-            let (t0, t1) = (pair[0].0, pair[1].0);
-            if t0.is_finite() && t1.is_finite() && t1 <= t0 {
+    }
+}
+
+fn motion(c: &mut Checks, p: &str, m: &MotionSpec) {
+    match m {
+        MotionSpec::Fixed | MotionSpec::Velocity(_) => {}
+        MotionSpec::Keyframes(keys) => {
+            if keys.is_empty() {
+                c.push(p, None, "`Keyframes` needs at least one `(time, (dx, dy, dz))` key");
+            }
+            increasing_times(c, p, keys.iter().map(|k| k.0));
+        }
+        MotionSpec::Rigid { keys, .. } => {
+            let kp = format!("{p}.keys");
+            if keys.is_empty() {
+                c.push(&kp, None, "`Rigid` needs at least one `(time, (dx, dy, dz), (rx, ry, rz))` key");
+                return;
+            }
+            increasing_times(c, &kp, keys.iter().map(|k| k.0));
+            let finite = keys.iter().all(|(t, x, r)| t.is_finite() && x.iter().chain(r).all(|v| v.is_finite()));
+            if !finite {
+                return; // reported by `nonfinite`
+            }
+            let model = super::build::motion(m);
+            for (k, pair) in keys.windows(2).enumerate() {
+                let [a, b] = [pair[0].2, pair[1].2].map(|r| {
+                    UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(rotation_from_degrees(r)))
+                });
+                let turn = a.angle_to(&b).to_degrees();
+                if turn > MAX_KEY_TURN_DEGREES {
+                    c.push(
+                        format!("{kp}[{}][2]", k + 1),
+                        Some(fmt_v3(&pair[1].2)),
+                        format!(
+                            "turns {turn:.1} degrees from the previous key; consecutive keys may differ by at most \
+                             {MAX_KEY_TURN_DEGREES} degrees (the shortest rotation is ambiguous at 180): insert an \
+                             intermediate key"
+                        ),
+                    );
+                }
+            }
+            let (c0, r0) = (model.offset(0.0), model.rotation(0.0).angle().to_degrees());
+            // Keys are in m and degrees as typed; 1e-12 only forgives the round-off of an
+            // interpolation through t = 0 between keys that are both at rest.
+            if c0.norm() > 1e-12 || r0 > 1e-12 {
                 c.push(
-                    format!("{p}[{}][0]", k + 1),
-                    Some(fmt_f(t1)),
-                    format!("keyframe times must be strictly increasing (previous key is at {})", fmt_f(t0)),
+                    &kp,
+                    None,
+                    format!(
+                        "the pose at t = 0 must be the scene placement (zero translation and rotation), but the \
+                         keys give translation ({:?}, {:?}, {:?}) m and a turn of {r0:?} degrees there; place the \
+                         object with its position/rotation fields and start the keys from ((0, 0, 0), (0, 0, 0))",
+                        c0.x, c0.y, c0.z
+                    ),
                 );
             }
         }
+        MotionSpec::Oscillate { axis, period, .. } => {
+            nonzero_axis(c, &format!("{p}.axis"), axis);
+            c.positive(&format!("{p}.period"), *period, " (seconds)");
+        }
+        MotionSpec::Spin { axis, .. } => nonzero_axis(c, &format!("{p}.axis"), axis),
     }
+}
+
+fn nonzero_axis(c: &mut Checks, p: &str, axis: &Vec3) {
+    if axis.iter().all(|x| x.is_finite()) && axis.iter().all(|&x| x == 0.0) {
+        c.push(p, Some(fmt_v3(axis)), "a rotation axis must be non-zero");
+    }
+}
+
+/// Does the motion turn (as opposed to translating only)?
+fn rotates(m: &MotionSpec) -> bool {
+    matches!(m, MotionSpec::Rigid { .. } | MotionSpec::Oscillate { .. } | MotionSpec::Spin { .. })
 }
 
 fn collider_name(col: &ColliderSpec) -> &str {

@@ -222,18 +222,19 @@ pub fn collide_body_collider(
     margin: f64,
 ) -> Vec<RigidContact> {
     let (body, col) = (&bodies[i], &colliders[k]);
-    let center = col.position_at(t);
-    let rot = nalgebra::Rotation3::from_matrix(&col.rotation);
+    let at = col.placement(t);
+    let center = at.center;
+    let rot = nalgebra::Rotation3::from_matrix(&at.rotation);
     let pose = Isometry3::from_parts(Translation3::from(center), UnitQuaternion::from_rotation_matrix(&rot));
     let found = match (&body.shape, &col.shape) {
         (RigidShape::Sphere { radius }, _) => {
             let c = body.position;
-            let (d, n) = col.signed_distance(&center, [c.x, c.y, c.z]);
+            let (d, n) = col.signed_distance(&at, [c.x, c.y, c.z]);
             let n = Vector3::from(n);
             round::from_signed_distance(&c, *radius, d, &n, margin).into_iter().collect()
         }
         (_, Shape::Plane) => {
-            collide_shape_plane(&body.shape, &body.pose(), &center, &(col.rotation * Vector3::z()), margin)
+            collide_shape_plane(&body.shape, &body.pose(), &center, &(at.rotation * Vector3::z()), margin)
         }
         (_, Shape::Box { half }) => {
             collide_shapes(&body.shape, &body.pose(), &RigidShape::Box { half: Vector3::from(*half) }, &pose, margin)

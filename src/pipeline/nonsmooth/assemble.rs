@@ -35,7 +35,9 @@ fn inverse_mass(b: &RigidBody) -> SMatrix<f64, 6, 6> {
     m
 }
 
-/// World velocity of participant `p` at world point `x` at time `t` (a collider translates only).
+/// World velocity of participant `p` at world point `x` at time `t`. A scripted participant that
+/// turns gives its point's mean velocity over the step `[t, t + h]` (which lands the point on
+/// its path), the others their instantaneous point velocity.
 pub(super) fn participant_velocity(
     model: &Model,
     bodies: &[RigidBody],
@@ -45,8 +47,11 @@ pub(super) fn participant_velocity(
     h: f64,
 ) -> Vector3<f64> {
     match p {
-        Participant::Body(i) => bodies[i].point_velocity(x),
-        Participant::Collider(k) => model.colliders[k].motion.step_velocity(t, h),
+        Participant::Body(i) => match &model.rigids[i].motion {
+            Some(m) if m.rotates() => m.step(t, h).field_at_start().at(x),
+            _ => bodies[i].point_velocity(x),
+        },
+        Participant::Collider(k) => model.colliders[k].motion.step(t, h).field_at_start().at(x),
     }
 }
 

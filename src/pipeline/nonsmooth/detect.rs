@@ -30,15 +30,26 @@ pub fn material(model: &Model, p: Participant) -> usize {
     }
 }
 
-/// The world structure direction of a participant's surface at world point `x`, if it has one.
-pub fn structure(model: &Model, bodies: &[RigidBody], p: Participant, x: &Vector3<f64>) -> Option<Vector3<f64>> {
+/// The world structure direction of a participant's surface at world point `x` at time `t`, if
+/// it has one (a turning collider turns its structure with it).
+pub fn structure(
+    model: &Model,
+    bodies: &[RigidBody],
+    p: Participant,
+    x: &Vector3<f64>,
+    t: f64,
+) -> Option<Vector3<f64>> {
     match p {
         Participant::Body(i) => {
             let b = &bodies[i];
             let local = b.orientation.inverse() * (x - b.position);
             model.rigids[i].structure.as_ref()?.direction_at(&local).map(|s| b.orientation * s)
         }
-        Participant::Collider(k) => model.collider_structure[k],
+        Participant::Collider(k) => {
+            let s = model.collider_structure[k]?;
+            let m = &model.colliders[k].motion;
+            Some(if m.rotates() { m.rotation(t) * s } else { s })
+        }
     }
 }
 
@@ -59,16 +70,20 @@ pub fn detect(model: &Model, bodies: &[RigidBody], t: f64, h: f64, margin: f64) 
             continue;
         }
         for (k, col) in model.colliders.iter().enumerate() {
-            let vc = col.motion.step_velocity(t, h).norm();
+            let vc = col
+                .motion
+                .step(t, h)
+                .field_at_start()
+                .speed_bound(&bodies[i].position, bodies[i].shape.bounding_radius());
             found.extend(collide_body_collider(bodies, i, &model.colliders, k, t, margin + h * (speed[i] + vc)));
         }
     }
-    found.into_iter().map(|c| resolve(model, bodies, c)).collect()
+    found.into_iter().map(|c| resolve(model, bodies, c, t)).collect()
 }
 
 /// The friction law of one contact: the pair's isotropic `mu`, or the matchstick cone and frame
 /// when the pair is anisotropic.
-fn resolve(model: &Model, bodies: &[RigidBody], mut c: RigidContact) -> Contact {
+fn resolve(model: &Model, bodies: &[RigidBody], mut c: RigidContact, t: f64) -> Contact {
     let (ma, mb) = (material(model, c.a), material(model, c.b));
     let mu = model.friction.get(ma, mb).mu_d;
     let Some([mu_t, mu_b]) = model.friction.anisotropy(ma, mb) else {
@@ -81,8 +96,8 @@ fn resolve(model: &Model, bodies: &[RigidBody], mut c: RigidContact) -> Contact 
     let point = c.point;
     let law = pair.resolve(
         &c.normal,
-        structure(model, bodies, c.a, &point).as_ref(),
-        structure(model, bodies, c.b, &point).as_ref(),
+        structure(model, bodies, c.a, &point, t).as_ref(),
+        structure(model, bodies, c.b, &point, t).as_ref(),
     );
     c.frame = law.frame;
     Contact { contact: c, cone: law.cone }

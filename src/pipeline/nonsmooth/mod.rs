@@ -233,8 +233,10 @@ pub(super) fn predict_rigid(model: &Model, bodies: &mut [RigidBody], t: f64, h: 
     for (b, r) in bodies.iter_mut().zip(&model.rigids) {
         match &r.motion {
             Some(m) => {
-                b.linear_velocity = m.step_velocity(t, h);
-                b.angular_velocity = r.spin;
+                let step = m.step(t, h);
+                b.linear_velocity = step.material_velocity(&r.rest_position);
+                // A turning script gives the rotation (validation forbids a spin with it).
+                b.angular_velocity = if m.rotates() { step.angular_velocity() } else { r.spin };
             }
             None => {
                 b.linear_velocity += h * model.gravity;
@@ -245,12 +247,16 @@ pub(super) fn predict_rigid(model: &Model, bodies: &mut [RigidBody], t: f64, h: 
 }
 
 /// Poses at the end of the step: from the new velocity for dynamic bodies; scripted ones land
-/// exactly on their path and turn at their spin.
+/// exactly on their path and either take their scripted orientation or turn at their spin.
 pub(super) fn advance_rigid_poses(model: &Model, bodies: &mut [RigidBody], t: f64, h: f64) {
     for (b, r) in bodies.iter_mut().zip(&model.rigids) {
         match &r.motion {
+            Some(m) if m.rotates() => {
+                b.position = m.point(&r.rest_position, t + h);
+                b.orientation = m.rotation(t + h) * r.rest_orientation;
+            }
             Some(m) => {
-                b.position = r.rest_position + m.offset(t + h);
+                b.position = m.point(&r.rest_position, t + h);
                 let dq = UnitQuaternion::from_scaled_axis(h * r.spin);
                 b.orientation = UnitQuaternion::new_normalize((dq * b.orientation).into_inner());
             }

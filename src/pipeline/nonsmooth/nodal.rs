@@ -265,17 +265,25 @@ impl NodalStep {
     fn contacts(&mut self, model: &Model, x: &[f64], v: &[f64], t: f64, h: f64, margin: f64) -> Vec<Contact> {
         let mut out = Vec::new();
         for (k, col) in model.colliders.iter().enumerate() {
-            let center = col.position_at(t);
-            let vc = col.motion.step_velocity(t, h);
+            let at = col.placement(t);
+            // Mean step velocity of the collider's surface point at a world position (uniform for
+            // a translating collider; a turning one drags what touches it).
+            let field = col.motion.step(t, h).field_at_start();
+            // The collider's structure direction turns with it.
+            let structure = match model.collider_structure[k] {
+                Some(s) if col.motion.rotates() => col.motion.rotation(t) * s,
+                Some(s) => s,
+                None => Vector3::zeros(),
+            };
             for &(i, radius, mat) in &self.thin_nodes {
                 let xi = node(x, i);
-                let reach = margin + h * (node(v, i).norm() + vc.norm());
+                let reach = margin + h * (node(v, i).norm() + field.at(&xi).norm());
                 if let Some(r) = col.bounding_radius()
-                    && (xi - center).norm() > r + radius + reach
+                    && (xi - at.center).norm() > r + radius + reach
                 {
                     continue;
                 }
-                let (d, n) = col.signed_distance(&center, [xi.x, xi.y, xi.z]);
+                let (d, n) = col.signed_distance(&at, [xi.x, xi.y, xi.z]);
                 let gap = d - radius;
                 if gap < reach {
                     let n = Vector3::from(n);
@@ -284,8 +292,10 @@ impl NodalStep {
                         (mat, col.material),
                         frame(&n),
                         self.node_dir[i],
-                        model.collider_structure[k].unwrap_or_else(Vector3::zeros),
+                        structure,
                     );
+                    // The surface point under the node.
+                    let vc = field.at(&(xi - n * d));
                     out.push(Contact {
                         nodes: [i; 4],
                         weights: [1.0, 0.0, 0.0, 0.0],
@@ -492,9 +502,11 @@ impl NodalStep {
         let x0 = state.q.clone();
         let v0 = state.v.clone();
         let mut v = state.v.clone();
+        // Scripted nodes move with their mean velocity over the step, so they land on their path.
         for set in &model.kinematic {
-            let vk = set.motion.step_velocity(t, h);
-            for &i in &set.nodes {
+            let step = set.motion.step(t, h);
+            for (&i, rest) in set.nodes.iter().zip(&set.rest) {
+                let vk = step.landing_velocity(rest, &node(&x0, i));
                 v[3 * i..3 * i + 3].copy_from_slice(vk.as_slice());
             }
         }

@@ -105,7 +105,7 @@ impl Detector {
     ) {
         out.clear();
         for (ci, c) in model.colliders.iter().enumerate() {
-            let center = c.position_at(t1);
+            let at = c.placement(t1);
             for s in &model.solids {
                 let law = model.friction.get(s.material, c.material);
                 let params = ContactParams { penalty, law, basis_derivatives: eps_basis };
@@ -113,7 +113,7 @@ impl Detector {
                     if model.node_is_kinematic[i] {
                         continue;
                     }
-                    let (gap, _) = c.signed_distance(&center, node_arr(q, i));
+                    let (gap, _) = c.signed_distance(&at, node_arr(q, i));
                     if gap < penalty.delta {
                         out.push(ContactEntry {
                             stencil: Stencil::Collider { node: i, collider: ci },
@@ -207,7 +207,7 @@ pub fn lagged_entries(active_at_q0: &[ContactEntry], model: &Model, q0: &[f64], 
             let (normal, weights) = match e.stencil {
                 Stencil::Collider { node, collider } => {
                     let c = &model.colliders[collider];
-                    let (_, n) = c.signed_distance(&c.position_at(t0), node_arr(q0, node));
+                    let (_, n) = c.signed_distance(&c.placement(t0), node_arr(q0, node));
                     (n, [0.0; 3])
                 }
                 Stencil::Triangle { nodes, feature, sign } => {

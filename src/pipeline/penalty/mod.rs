@@ -224,9 +224,11 @@ impl PenaltyPipeline {
         let (t0, t1) = (state.time, state.time + h);
         let q0 = state.q.clone();
         let mut v_hat = state.v.clone();
+        // Scripted nodes move with their mean velocity over the step, so they land on their path.
         for set in &model.kinematic {
-            let vk = set.motion.step_velocity(t0, h);
-            for &i in &set.nodes {
+            let step = set.motion.step(t0, h);
+            for (&i, rest) in set.nodes.iter().zip(&set.rest) {
+                let vk = step.landing_velocity(rest, &node(&q0, i));
                 v_hat[3 * i..3 * i + 3].copy_from_slice(vk.as_slice());
             }
         }

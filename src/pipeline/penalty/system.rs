@@ -279,15 +279,16 @@ impl System {
             match entry.stencil {
                 Stencil::Collider { node: i, collider } => {
                     let c = &model.colliders[collider];
-                    let center = c.position_at(t1);
-                    let vc = c.motion.step_velocity(t1 - h, h);
-                    let vc = [vc.x, vc.y, vc.z];
+                    let at = c.placement(t1);
+                    // The velocity of the collider's surface point found at the node's end-of-step
+                    // position (an affine field of that position, exact for a turning collider).
+                    let vc = c.motion.step(t1 - h, h).field_at_end();
                     let (x, vi) = (node_arr(q, i), node_arr(v, i));
                     if jacobian {
-                        let lin = collider_linearized(c, &center, vc, x, vi, &entry.params, lag);
+                        let lin = collider_linearized(c, &at, &vc, x, vi, &entry.params, lag);
                         scatter(&mut self.jacobian, &self.free, &[i], &lin.dq, &lin.dv, a * bh * h, bh);
                     }
-                    let fc = collider_force(c, &center, vc, x, vi, &entry.params, lag);
+                    let fc = collider_force(c, &at, &vc, x, vi, &entry.params, lag);
                     for k in 0..3 {
                         self.force[3 * i + k] += fc.normal[0][k] + fc.friction[0][k];
                     }
