@@ -183,6 +183,29 @@ mod tests {
         }
     }
 
+    /// A turning collider carries its distance field: the material point that was at `p` at
+    /// t = 0 has the same distance at time t, and the normal turns with the body.
+    #[test]
+    fn turning_collider_carries_its_distance_field() {
+        let mut c = collider(Shape::Box { half: [0.3, 0.4, 0.5] });
+        c.motion = Motion::Oscillate {
+            pivot: Vector3::new(1.0, 0.0, -0.5),
+            axis: nalgebra::Unit::new_normalize(Vector3::new(1.0, 2.0, 3.0)),
+            amplitude: 0.8,
+            period: 1.0,
+        };
+        let (t, p) = (0.2, Vector3::new(0.5, 0.1, 0.9));
+        let (d0, n0) = c.signed_distance(&c.placement(0.0), p.into());
+        let x = c.motion.point(&p, t);
+        let (d, n) = c.signed_distance(&c.placement(t), x.into());
+        // Same arithmetic up to one rotation each way: 1e-15 on distances of order 1.
+        assert!((d - d0).abs() < 1e-15, "{d} vs {d0}");
+        let turned = c.motion.rotation(t) * Vector3::from(n0);
+        assert!((Vector3::from(n) - turned).norm() < 1e-15);
+        // It does turn: the normal at t differs from the one at rest.
+        assert!((Vector3::from(n) - Vector3::from(n0)).norm() > 0.1);
+    }
+
     #[test]
     fn distances_of_known_points() {
         let mut c = collider(Shape::Sphere { radius: 0.5 });

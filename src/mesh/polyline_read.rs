@@ -232,7 +232,7 @@ fn ply_elements(mut source: BufReader<File>) -> Result<(Vec<Record>, Vec<Record>
     }
     let parser = Parser::<Record>::new();
     let mut reader = Reader::new(source);
-    let header = parser.read_header(&mut reader).map_err(|e| one_line(&e.to_string()))?;
+    let header = parser.read_header(&mut reader).map_err(|e| one_line(&e))?;
     let vertex = header.elements.get("vertex").ok_or("it has no 'vertex' element (with x, y, z)")?;
     if let Some(missing) = ["x", "y", "z"].iter().find(|n| !vertex.properties.contains_key(**n)) {
         return Err(format!("the 'vertex' element has no property '{missing}'; x, y and z are required"));
@@ -266,6 +266,6 @@ fn ply_elements(mut source: BufReader<File>) -> Result<(Vec<Record>, Vec<Record>
 }
 
 /// The parser's messages span several tab-indented lines; one line reads better in a log.
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+fn one_line(e: &impl std::fmt::Display) -> String {
+    format!("could not be parsed as PLY: {}", e.to_string().split_whitespace().collect::<Vec<_>>().join(" "))
 }

@@ -438,11 +438,11 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                 curves(c, &format!("{p}.curves"), &r.curves, base_dir);
                 c.non_negative(&format!("{p}.tip_mass"), r.tip_mass);
                 c.non_negative(&format!("{p}.root_mass"), r.root_mass);
-                if r.fixed_roots && r.root_mass != 0.0 {
+                if (r.fixed_roots || r.attach_to.is_some()) && r.root_mass != 0.0 {
                     c.push(
                         format!("{p}.root_mass"),
                         Some(fmt_f(r.root_mass)),
-                        "must be 0 (or absent) with `fixed_roots: true`: the roots are then kinematic and a mass on them has no effect",
+                        "must be 0 (or absent) with `fixed_roots: true` or `attach_to`: the roots are then kinematic and a mass on them has no effect",
                     );
                 }
                 motion(c, &format!("{p}.root_motion"), &r.root_motion);
