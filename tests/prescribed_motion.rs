@@ -216,7 +216,10 @@ fn bad_motions_are_rejected_with_the_field_path() {
     assert_has(&e, &["bodies[0].root_motion.keys[1][0]", "strictly increasing"]);
     let e =
         err(&hb("Rigid(keys: [(0.0, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)), (1.0, (0.0, 0.0, 0.0), (0.0, 0.0, 179.5))])"));
-    assert_has(&e, &["bodies[0].root_motion.keys[1][2]", "intermediate key"]);
+    assert_has(&e, &["bodies[0].root_motion.keys[1][2]", "turns 179.5 degrees", "intermediate key"]);
+    let e =
+        err(&hb("Rigid(keys: [(0.0, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)), (1.0, (0.0, 0.0, 0.0), (0.0, 0.0, 200.0))])"));
+    assert_has(&e, &["bodies[0].root_motion.keys[1][2]", "at most 180 degrees", "intermediate key"]);
     let e = err(&hb("Rigid(keys: [(0.0, (0.1, 0.0, 0.0), (0.0, 0.0, 0.0))])"));
     assert_has(&e, &["bodies[0].root_motion.keys", "t = 0 must be the scene placement"]);
     let e = err(&hb("Rigid(keys: [])"));

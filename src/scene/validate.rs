@@ -798,7 +798,21 @@ fn motion(c: &mut Checks, p: &str, m: &MotionSpec) {
                     UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(rotation_from_degrees(r)))
                 });
                 let turn = a.angle_to(&b).to_degrees();
-                if turn > MAX_KEY_TURN_DEGREES {
+                // The orientation turns the shortest way: 0 -> 200 degrees about z would turn by
+                // -160. Asking for steps of at most 180 degrees per angle keeps what is written
+                // and what happens the same for turns about one axis.
+                let jump = (0..3).map(|i| (pair[1].2[i] - pair[0].2[i]).abs()).fold(0.0, f64::max);
+                if jump > 180.0 {
+                    c.push(
+                        format!("{kp}[{}][2]", k + 1),
+                        Some(fmt_v3(&pair[1].2)),
+                        format!(
+                            "an angle changes by {jump:.1} degrees from the previous key; between consecutive keys \
+                             each angle may change by at most 180 degrees, as the orientation turns the shortest \
+                             way from key to key: insert an intermediate key"
+                        ),
+                    );
+                } else if turn > MAX_KEY_TURN_DEGREES {
                     c.push(
                         format!("{kp}[{}][2]", k + 1),
                         Some(fmt_v3(&pair[1].2)),
