@@ -287,13 +287,8 @@ impl NodalStep {
                 let gap = d - radius;
                 if gap < reach {
                     let n = Vector3::from(n);
-                    let (frame, cone) = self.friction(
-                        model,
-                        (mat, col.material),
-                        frame(&n),
-                        self.node_dir[i],
-                        structure,
-                    );
+                    let (frame, cone) =
+                        self.friction(model, (mat, col.material), frame(&n), self.node_dir[i], structure);
                     // The surface point under the node.
                     let vc = field.at(&(xi - n * d));
                     out.push(Contact {
@@ -372,7 +367,7 @@ impl NodalStep {
                 for g in crate::contact::rigid::collide_shapes(&ball, &pose, &body.shape, &body.pose(), margin) {
                     let p = Participant::Body(b);
                     let s_body = if self.aniso {
-                        super::detect::structure(model, bodies, p, &g.point).unwrap_or_else(Vector3::zeros)
+                        super::detect::structure(model, bodies, p, &g.point, t).unwrap_or_else(Vector3::zeros)
                     } else {
                         Vector3::zeros()
                     };
