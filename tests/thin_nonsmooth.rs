@@ -17,6 +17,11 @@ fn sim(text: &str) -> Simulation {
 /// so the rope slides over the cylinder towards the load. Returns the measured
 /// `T_load / T_hold` at the cylinder (tensions where the rope leaves it).
 fn capstan(mu: f64, wrap: f64) -> f64 {
+    capstan_with(mu, wrap, "solver: FischerBurmeister, tolerance: 1e-6, max_iterations: 2000")
+}
+
+/// [`capstan`] with the given `Nonsmooth(...)` solver fields.
+fn capstan_with(mu: f64, wrap: f64, solver: &str) -> f64 {
     let (big_r, r): (f64, f64) = (0.05, 0.001);
     let rr = big_r + r;
     let (len_hold, len_load, seg): (f64, f64, f64) = (0.2, 0.2, 0.005);
@@ -47,7 +52,7 @@ fn capstan(mu: f64, wrap: f64) -> f64 {
         bodies: [ Rods(name: "rope", material: "rope", curves: Polylines([[{}]]), fixed_roots: true,
                        root_motion: Velocity({}, {}, {}), tip_mass: 0.1, self_contact: false) ],
         colliders: [ Cylinder(name: "post", material: "post", radius: {big_r}, length: 0.1, rotation: (90.0, 0.0, 0.0)) ],
-        pipeline: Nonsmooth(solver: FischerBurmeister, tolerance: 1e-6, max_iterations: 2000))"#,
+        pipeline: Nonsmooth({solver}))"#,
         poly.join(", "),
         pay_out.x,
         pay_out.y,
@@ -88,6 +93,33 @@ fn capstan_tension_ratio_is_exp_mu_phi() {
         let ratio = capstan(mu, wrap);
         let expected = (mu * wrap).exp();
         println!("mu {mu} wrap {wrap:.3}: T_load/T_hold = {ratio:.4}, exp(mu phi) = {expected:.4}");
+        assert!((ratio / expected - 1.0).abs() < 0.03, "mu {mu} wrap {wrap}: {ratio} vs {expected}");
+    }
+}
+
+/// Validation case 8 with ADMM (accelerated, the default) ended by 004's δ∞ rule
+/// (`delta_inf: Some(1e-5)`): δ∞ ends each solve after tens of iterations at a large relative
+/// residual that sits in the rope's stiff stretching mode (a velocity error below δ∞/h there is
+/// a stretch error below 10 µm per step; see `tests/ropes.rs`). The tension ratio, which the
+/// friction law decides, must still meet the 3 % gate of the FischerBurmeister test. Measured:
+/// 3.560 against 3.514 (1.3 %) at mu 0.4 over a half wrap (FischerBurmeister 3.555), 1.377
+/// against 1.369 (0.6 %) at mu 0.2 over a quarter wrap (FischerBurmeister 1.377); ~4 s.
+#[test]
+fn capstan_tension_ratio_with_admm_delta_inf() {
+    let cases = [(0.4, PI), (0.2, PI / 2.0)];
+    for (mu, wrap) in cases {
+        let t = std::time::Instant::now();
+        let ratio = capstan_with(
+            mu,
+            wrap,
+            "solver: Admm, admm: (delta_inf: Some(1e-5)), tolerance: 1e-6, max_iterations: 2000",
+        );
+        let expected = (mu * wrap).exp();
+        println!(
+            "admm δ∞ mu {mu} wrap {wrap:.3}: T_load/T_hold = {ratio:.4}, exp(mu phi) = {expected:.4}, error {:.2} %, {:.1} s",
+            100.0 * (ratio / expected - 1.0),
+            t.elapsed().as_secs_f64()
+        );
         assert!((ratio / expected - 1.0).abs() < 0.03, "mu {mu} wrap {wrap}: {ratio} vs {expected}");
     }
 }

@@ -642,8 +642,10 @@ pub struct AdmmSpec {
     /// Contacts whose update is below 0.01 δ∞ skip a few sweeps (004 §6.3).
     #[serde(default = "yes")]
     pub sleeping: bool,
-    /// Accelerated ADMM with restarts (004 Algorithm 4).
-    #[serde(default)]
+    /// Accelerated ADMM with restarts (004 Algorithm 4). On by default: it solves loaded stiff
+    /// ropes that plain ADMM leaves at the iteration limit (`tests/ropes.rs`) and takes fewer
+    /// iterations on the shipped cloth and hair scenes (measured 1.1–2.7x fewer).
+    #[serde(default = "yes")]
     pub accelerated: bool,
 }
 
@@ -661,7 +663,7 @@ impl Default for AdmmSpec {
             delta_inf: None,
             ccd_every: default_ccd_every(),
             sleeping: true,
-            accelerated: false,
+            accelerated: true,
         }
     }
 }
