@@ -479,6 +479,9 @@ struct Projection {
     order: Vec<usize>,
     stages: Vec<Stage>,
     layout: Layout,
+    /// Nodal layout only: contacts without free dofs, `(contact, w_c, cone)`; their force solves
+    /// the local problem with a zero Delassus block, as in the generic layout.
+    inert: Vec<(usize, [f64; 3], Cone)>,
 }
 
 impl Projection {
@@ -487,31 +490,47 @@ impl Projection {
     fn new(g: &GlobalProblem, w: &[f64], colored: bool, max_colors: usize, compact: bool) -> Self {
         let nc = g.nc();
         let mut nodal = Vec::new();
-        if compact {
+        // Contacts between kinematic nodes only (a fixed hair root on the core) have empty `H`
+        // columns: they move no velocity, so the nodal layout solves them apart (`inert`).
+        let mut inert = Vec::new();
+        let mut is_nodal = compact && nc > 0;
+        if is_nodal {
+            let hr = g.h.as_ref();
             let mut blocks = Vec::with_capacity(NODES + 1);
             nodal.reserve(nc);
             for c in 0..nc {
+                if (0..3).all(|k| hr.row_idx_of_col_raw(3 * c + k).is_empty()) {
+                    inert.push(c);
+                    continue;
+                }
                 match nodal_contact(g, w, c, &mut blocks) {
-                    Some(rec) => nodal.push(rec),
+                    Some(rec) => nodal.push((c, rec)),
                     None => {
-                        nodal = Vec::new();
+                        is_nodal = false;
                         break;
                     }
                 }
             }
         }
-        let is_nodal = compact && nodal.len() == nc && nc > 0;
+        if !is_nodal {
+            nodal = Vec::new();
+            inert = Vec::new();
+        }
+        // The contacts the sweep visits, in contact order (all of them in the generic layout).
+        let swept: Vec<usize> = if is_nodal { nodal.iter().map(|x| x.0).collect() } else { (0..nc).collect() };
+        let ns = swept.len();
+        // Colourings number the swept contacts 0..ns (`swept[i]` is the contact).
         let colorings = if !colored {
-            vec![Coloring { colors: Vec::new(), tail: (0..nc).collect() }]
+            vec![Coloring { colors: Vec::new(), tail: (0..ns).collect() }]
         } else if is_nodal {
             // Contacts conflict exactly when they share a node (all 3 dofs of a node go together).
-            let nodes: Vec<[usize; NODES]> = nodal.iter().map(|k| k.node.map(|n| n as usize)).collect();
-            greedy_blocks(nc, g.ndof().div_ceil(3), max_colors, SWEEP_BLOCK, |c| &nodes[c][..])
+            let nodes: Vec<[usize; NODES]> = nodal.iter().map(|k| k.1.node.map(|n| n as usize)).collect();
+            greedy_blocks(ns, g.ndof().div_ceil(3), max_colors, SWEEP_BLOCK, |c| &nodes[c][..])
         } else {
             let gc = GenericContacts::new(g, w, &(0..nc).collect::<Vec<_>>());
             greedy_blocks(nc, g.ndof(), max_colors, SWEEP_BLOCK, |c| &gc.dof[gc.ptr[c]..gc.ptr[c + 1]])
         };
-        let mut order = Vec::with_capacity(nc);
+        let mut order = Vec::with_capacity(ns);
         let mut stages = Vec::with_capacity(colorings.len());
         for coloring in &colorings {
             let mut colors = Vec::with_capacity(coloring.colors.len());
@@ -525,11 +544,13 @@ impl Projection {
             stages.push(Stage { colors, tail: start..order.len() });
         }
         let layout = if is_nodal {
-            Layout::Nodal(order.iter().map(|&c| nodal[c]).collect())
+            Layout::Nodal(order.iter().map(|&i| nodal[i].1).collect())
         } else {
             Layout::Generic(GenericContacts::new(g, w, &order))
         };
-        Projection { order, stages, layout }
+        let order = order.iter().map(|&i| swept[i]).collect();
+        let inert = inert.iter().map(|&c| (c, [g.w[3 * c], g.w[3 * c + 1], g.w[3 * c + 2]], g.cones[c])).collect();
+        Projection { order, stages, layout, inert }
     }
 
     /// Number of contacts swept in parallel (in colours) and sequentially (in tails).
@@ -603,10 +624,19 @@ fn project(
     delta_inf: f64,
     st: &mut SweepState,
 ) -> usize {
-    match &pr.layout {
-        Layout::Nodal(k) => project_with(pr, k, prm, p, r, delta_inf, st),
-        Layout::Generic(k) => project_with(pr, k, prm, p, r, delta_inf, st),
+    // Contacts without free dofs touch no velocity: each sweep's update of one is the local
+    // solve with `S = 0` and `u* = w_c`, independent of all others.
+    for &(c, wc, ref cone) in &pr.inert {
+        for _ in 0..prm.gs_sweeps {
+            let rc = [r[3 * c], r[3 * c + 1], r[3 * c + 2]];
+            r[3 * c..3 * c + 3].copy_from_slice(&solve_contact(&[0.0; 9], wc, cone, rc).0);
+        }
     }
+    prm.gs_sweeps * pr.inert.len()
+        + match &pr.layout {
+            Layout::Nodal(k) => project_with(pr, k, prm, p, r, delta_inf, st),
+            Layout::Generic(k) => project_with(pr, k, prm, p, r, delta_inf, st),
+        }
 }
 
 /// Algorithm 3 over the contacts `k` (one monomorphised loop per layout).
@@ -915,6 +945,7 @@ pub fn solve_cached(
 mod tests {
     use super::*;
     use crate::dfcp::synthetic::{hair, particles};
+    use faer::sparse::Triplet;
 
     fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
         a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
@@ -1000,6 +1031,38 @@ mod tests {
         let mut g3 = g.clone();
         g3.cones[3] = Cone { mu_t: 0.5, mu_b: 0.2 };
         assert!(!ContactProjection::new(&g3, &AdmmParams::default()).unwrap().is_compact());
+    }
+
+    #[test]
+    fn contacts_without_free_dofs_keep_the_nodal_layout_and_its_result() {
+        // The particle problem plus two contacts with empty `H` columns (both sides kinematic),
+        // one approaching (w_N < 0) and one separating.
+        let g = particles(40, 0.5);
+        let (nc, ndof) = (g.nc(), g.ndof());
+        let hr = g.h.as_ref();
+        let mut t = Vec::new();
+        for j in 0..3 * nc {
+            for (i, v) in hr.row_idx_of_col_raw(j).iter().zip(hr.val_of_col(j)) {
+                t.push(Triplet::new(*i, j, *v));
+            }
+        }
+        let h = Csc::try_new_from_triplets(ndof, 3 * nc + 6, &t).unwrap();
+        let mut w = g.w.clone();
+        w.extend([-0.3, 0.1, 0.0, 0.2, 0.0, -0.1]);
+        let mut cones = g.cones.clone();
+        cones.extend([cones[0]; 2]);
+        let g = GlobalProblem::new(g.m.clone(), h, g.f.clone(), w, cones).unwrap();
+        assert!(ContactProjection::new(&g, &AdmmParams::default()).unwrap().is_compact());
+        let opts = SolverOptions { tol: 1e-300, max_iter: 30, max_time: None };
+        let run = |compact: bool| {
+            let (mut v, mut r) = (vec![0.0; ndof], vec![0.0; 3 * g.nc()]);
+            solve(&g, &mut r, &mut v, &opts, &AdmmParams { compact, ..Default::default() }).unwrap();
+            (v, r)
+        };
+        let ((vc, rc), (vg, rg)) = (run(true), run(false));
+        // Rounding differences only, as in the test above (measured about 1e-15).
+        assert!(max_abs_diff(&vc, &vg) <= 1e-11 * max_abs(&vg), "v differs by {:e}", max_abs_diff(&vc, &vg));
+        assert!(max_abs_diff(&rc, &rg) <= 1e-11 * max_abs(&rg), "r differs by {:e}", max_abs_diff(&rc, &rg));
     }
 
     #[test]
