@@ -76,6 +76,7 @@ pub fn stats_columns(model: &Model) -> Vec<String> {
         "solver_iterations",
         "warm_started",
         "ccd_contacts",
+        "projection_s",
     ]
     .map(String::from)
     .to_vec();
@@ -120,6 +121,7 @@ fn stats_row(model: &Model, state: &State, s: &StepStats, wall: f64) -> Vec<Stat
         StatValue::Int(s.solver_iterations as i64),
         StatValue::Int(s.warm_started as i64),
         StatValue::Int(s.ccd_contacts as i64),
+        StatValue::Float(s.projection_s),
     ];
     for b in &model.solids {
         let (x, v) = state.centroid(model, b);

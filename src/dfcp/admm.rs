@@ -862,10 +862,12 @@ pub fn solve_cached(
     Ok(rep.report)
 }
 
-/// A solve's report, and whether the δ∞ rule ended it.
+/// A solve's report, whether the δ∞ rule ended it, and the wall time of its contact
+/// projections (the rest is the global linear solves, error measures and detection).
 pub struct AdmmReport {
     pub report: SolveReport,
     pub delta_inf_met: bool,
+    pub projection_s: f64,
 }
 
 /// As [`solve_cached`], with contacts appended during the solve by `detection`: `r` grows by
@@ -882,7 +884,7 @@ pub fn solve_detecting(
     const NAME: &str = "admm";
     let (n, ndof) = (3 * g.nc(), g.ndof());
     if let Err(m) = check_len("r", r.len(), n).and(check_len("v", v.len(), ndof)) {
-        return Ok(AdmmReport { report: rejected(NAME, m), delta_inf_met: false });
+        return Ok(AdmmReport { report: rejected(NAME, m), delta_inf_met: false, projection_s: 0.0 });
     }
     let start = Instant::now();
     let w = checked_weights(g, prm)?;
@@ -903,6 +905,7 @@ pub fn solve_detecting(
     // The problem grows when detection appends contacts; `Projection` is rebuilt for each set.
     let mut grown: Option<GlobalProblem> = None;
     let (mut added, mut passes, mut detected_at) = (0usize, 0usize, usize::MAX);
+    let mut projection_s = 0.0;
     let (err, summary) = loop {
         let gp = grown.as_ref().unwrap_or(g);
         let pr = Projection::new(gp, &w, prm.parallel, prm.max_colors, prm.compact);
@@ -948,7 +951,9 @@ pub fn solve_detecting(
                 vk[i] = rhs[(i, 0)];
                 p[i] = vk[i] - lambda_hat[i];
             }
+            let clock = Instant::now();
             updates += project(&pr, prm, &mut p, r, delta_inf, &mut st);
+            projection_s += clock.elapsed().as_secs_f64();
             let dv = (0..ndof).fold(0.0f64, |m, i| m.max((vk[i] - v_prev[i]).abs()));
             let dvp = (0..ndof).fold(0.0f64, |m, i| m.max((vk[i] - p[i]).abs()));
             let delta_prev = delta_inf;
@@ -1020,7 +1025,7 @@ pub fn solve_detecting(
             if prm.accelerated { format!(", accelerated ({restarts} restarts)") } else { String::new() }
         ),
     };
-    Ok(AdmmReport { report, delta_inf_met: prm.eps_inf.is_some_and(|e| delta_inf <= e) })
+    Ok(AdmmReport { report, delta_inf_met: prm.eps_inf.is_some_and(|e| delta_inf <= e), projection_s })
 }
 
 #[cfg(test)]

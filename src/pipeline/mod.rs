@@ -40,6 +40,8 @@ pub struct StepStats {
     /// Contacts added by continuous collision detection (during the ADMM iterations or after
     /// the solve).
     pub ccd_contacts: usize,
+    /// Wall time of the nodal ADMM's contact projections (s), not counted in `linear_solve_s`.
+    pub projection_s: f64,
 }
 
 impl StepStats {

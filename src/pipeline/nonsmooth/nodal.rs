@@ -69,13 +69,13 @@ fn solve_global(
     prm: &AdmmParams,
     cache: &mut admm::AdmmCache,
     detection: Option<admm::Detection<'_>>,
-) -> anyhow::Result<crate::dfcp::solver::SolveReport> {
+) -> anyhow::Result<(crate::dfcp::solver::SolveReport, f64)> {
     if solver == DfcpSolverSpec::Admm {
         // 004's δ∞ rule, when the scene sets it, accepts the solve; the measured error stays
         // in the report and the step's statistics.
         let mut out = admm::solve_detecting(g, r, v, opts, prm, cache, detection)?;
         out.report.converged |= out.delta_inf_met;
-        return Ok(out.report);
+        return Ok((out.report, out.projection_s));
     }
     let red = Reduced::new(g)?;
     let mut u = vec![0.0; r.len()];
@@ -97,7 +97,7 @@ fn solve_global(
     rep.residual_abs = e.natmap_abs;
     rep.residual_rel = e.total;
     rep.converged = e.total <= opts.tol;
-    Ok(rep)
+    Ok((rep, 0.0))
 }
 
 /// The scene's ADMM settings; δ∞ is a length in the scene (004) and a velocity in the solver.
@@ -617,7 +617,9 @@ impl NodalStep {
                     stats.ccd_contacts += appended.len();
                     contacts.extend(appended);
                     match result {
-                        Ok(rep) => {
+                        Ok((rep, projection_s)) => {
+                            stats.projection_s += projection_s;
+                            stats.linear_solve_s -= projection_s;
                             stats.solver_iterations += rep.iterations;
                             stats.final_residual = rep.residual_rel;
                             if !rep.converged {
