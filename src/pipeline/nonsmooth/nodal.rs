@@ -276,6 +276,11 @@ impl NodalStep {
                 None => Vector3::zeros(),
             };
             for &(i, radius, mat) in &self.thin_nodes {
+                // A prescribed node against a prescribed collider: nothing the solve can change
+                // (e.g. fixed roots resting on a core); such a contact would only cost sweeps.
+                if self.free[3 * i] == usize::MAX {
+                    continue;
+                }
                 let xi = node(x, i);
                 let reach = margin + h * (node(v, i).norm() + field.at(&xi).norm());
                 if let Some(r) = col.bounding_radius()
@@ -308,7 +313,11 @@ impl NodalStep {
             let vmax = self.thin_nodes.iter().map(|&(i, _, _)| node(v, i).norm()).fold(0.0, f64::max);
             // A detection failure (non-finite positions) is caught by the state check after the step.
             let found = self.detector.proximity(mesh, x, margin + 2.0 * h * vmax).unwrap_or_default();
-            out.extend(found.iter().map(|c| self.mesh_contact(model, x, c)));
+            // Pairs of prescribed nodes only are left out, as above.
+            let moves = |c: &NodalContact| {
+                c.nodes.iter().zip(&c.weights).any(|(&i, &w)| w != 0.0 && self.free[3 * i] != usize::MAX)
+            };
+            out.extend(found.iter().filter(|c| moves(c)).map(|c| self.mesh_contact(model, x, c)));
         }
         out
     }
