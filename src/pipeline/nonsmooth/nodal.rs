@@ -314,10 +314,7 @@ impl NodalStep {
             // A detection failure (non-finite positions) is caught by the state check after the step.
             let found = self.detector.proximity(mesh, x, margin + 2.0 * h * vmax).unwrap_or_default();
             // Pairs of prescribed nodes only are left out, as above.
-            let moves = |c: &NodalContact| {
-                c.nodes.iter().zip(&c.weights).any(|(&i, &w)| w != 0.0 && self.free[3 * i] != usize::MAX)
-            };
-            out.extend(found.iter().filter(|c| moves(c)).map(|c| self.mesh_contact(model, x, c)));
+            out.extend(found.iter().filter(|c| self.moves(c)).map(|c| self.mesh_contact(model, x, c)));
         }
         out
     }
@@ -813,6 +810,11 @@ impl NodalStep {
         [kn.x + ct.gap.max(0.0) / h - recovery, kn.y, kn.z]
     }
 
+    /// Whether a mesh contact has a node the solve moves (else it can only cost sweeps).
+    fn moves(&self, c: &NodalContact) -> bool {
+        c.nodes.iter().zip(&c.weights).any(|(&i, &w)| w != 0.0 && self.free[3 * i] != usize::MAX)
+    }
+
     /// Continuous collision detection over the step `x0 → x0 + h v` (velocities of the free
     /// unknowns from `p` when given, else from `v`): `None` without impacts, else the first time
     /// of impact (fraction of the step) and the impacting pairs not yet among `known`, as contacts.
@@ -843,8 +845,12 @@ impl NodalStep {
             return None;
         }
         let extra = impact_contacts(mesh, x0, &report.impacts, f64::INFINITY).unwrap_or_default();
-        let new: Vec<Contact> =
-            extra.iter().map(|c| self.mesh_contact(model, x0, c)).filter(|c| !known.contains(&c.key)).collect();
+        let new: Vec<Contact> = extra
+            .iter()
+            .filter(|c| self.moves(c))
+            .map(|c| self.mesh_contact(model, x0, c))
+            .filter(|c| !known.contains(&c.key))
+            .collect();
         Some((report.toi, new))
     }
 
