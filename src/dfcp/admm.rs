@@ -59,6 +59,9 @@ pub struct AdmmParams {
     /// weights, one frame, one scalar Delassus block) when every contact has that form; else, or
     /// when false, the generic per-dof layout. Same problem, same result to round-off.
     pub compact: bool,
+    /// Start from the multiplier λ of the previous solve with the same cache and dof count
+    /// (004 §5.1: "λ ... is always carried over from the previous step or PN iteration").
+    pub carry_lambda: bool,
 }
 
 impl Default for AdmmParams {
@@ -73,6 +76,7 @@ impl Default for AdmmParams {
             parallel: true,
             max_colors: 8,
             accelerated: false,
+            carry_lambda: false,
             compact: true,
         }
     }
@@ -771,6 +775,9 @@ fn checked_weights(g: &GlobalProblem, prm: &AdmmParams) -> Result<Vec<f64>> {
 pub struct AdmmCache {
     pattern: Option<(Vec<usize>, Vec<usize>)>,
     symbolic: Option<faer::sparse::linalg::solvers::SymbolicLlt<usize>>,
+    /// The last solve's multiplier λ (on the dofs): 004 §5.1 carries it over to the next
+    /// Newton iteration and step when `AdmmParams::carry_lambda` is set.
+    lambda: Vec<f64>,
 }
 
 /// Solve a global problem. `r` and `v` are warm starts and results (`v` = the feasible `p`).
@@ -891,7 +898,11 @@ pub fn solve_detecting(
     let llt = factor_a_plus_w(&g.m, &w, cache)?;
     let mut st = SweepState::new(g.nc());
     let mut p = v.to_vec();
-    let mut lambda = vec![0.0; ndof];
+    let mut lambda = if prm.carry_lambda && cache.lambda.len() == ndof {
+        std::mem::take(&mut cache.lambda)
+    } else {
+        vec![0.0; ndof]
+    };
     let (mut p_hat, mut lambda_hat) = (p.clone(), lambda.clone());
     let (mut p_prev, mut lambda_prev) = (p.clone(), lambda.clone());
     let (mut theta, mut restarts) = (1.0f64, 0usize);
@@ -1006,6 +1017,9 @@ pub fn solve_detecting(
         }
     };
     v.copy_from_slice(&p);
+    if prm.carry_lambda && lambda.iter().all(|x| x.is_finite()) {
+        cache.lambda = lambda;
+    }
     let converged = err.total <= opts.tol;
     if converged {
         reason = "tolerance reached";
