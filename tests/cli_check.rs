@@ -141,3 +141,14 @@ fn version_and_help_exit_0_and_a_missing_subcommand_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("Usage"));
 }
+
+#[test]
+fn check_lists_cloth_and_rods_with_their_structure() {
+    let scene = repo("scenes/anisotropic_hair.ron");
+    let out = check(&["check", scene.to_str().unwrap()]);
+    let s = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}\n{}", String::from_utf8_lossy(&out.stderr));
+    // A 4 x 4 swatch: 25 nodes, 32 triangles, and its warp direction.
+    assert!(s.contains("cloth 'swatch': 25 nodes, 32 triangles"), "{s}");
+    assert!(s.contains("with structure (warp) direction"), "{s}");
+}

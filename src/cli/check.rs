@@ -89,13 +89,14 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
     for c in &model.cloths {
         let _ = writeln!(
             s,
-            "  cloth '{}': {} nodes, {} triangles, {} hinges, thickness {} m, material '{}'",
+            "  cloth '{}': {} nodes, {} triangles, {} hinges, thickness {} m, material '{}'{}",
             c.name,
             c.nodes.len(),
             c.triangles.len(),
             c.hinges.len(),
             c.thickness,
-            model.friction.materials[c.material]
+            model.friction.materials[c.material],
+            if c.structure.is_empty() { "" } else { ", with structure (warp) direction" }
         );
     }
     for b in &model.rod_bundles {
