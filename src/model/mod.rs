@@ -248,6 +248,18 @@ pub struct Model {
 }
 
 impl Model {
+    /// Set the velocities `v` of scripted nodes for the step `[t, t + h]` from positions `x`:
+    /// the velocity that lands each on its path at the end of the step (both pipelines).
+    pub fn set_kinematic_velocities(&self, x: &[f64], t: f64, h: f64, v: &mut [f64]) {
+        for set in &self.kinematic {
+            let step = set.motion.step(t, h);
+            for (&i, rest) in set.nodes.iter().zip(&set.rest) {
+                let vk = step.landing_velocity(rest, &node(x, i));
+                v[3 * i..3 * i + 3].copy_from_slice(vk.as_slice());
+            }
+        }
+    }
+
     /// The same model with every scripted motion (kinematic sets, colliders) frozen.
     pub fn frozen(&self) -> Model {
         let mut m = self.clone();

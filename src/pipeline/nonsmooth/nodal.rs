@@ -507,13 +507,7 @@ impl NodalStep {
         let v0 = state.v.clone();
         let mut v = state.v.clone();
         // Scripted nodes move with their mean velocity over the step, so they land on their path.
-        for set in &model.kinematic {
-            let step = set.motion.step(t, h);
-            for (&i, rest) in set.nodes.iter().zip(&set.rest) {
-                let vk = step.landing_velocity(rest, &node(&x0, i));
-                v[3 * i..3 * i + 3].copy_from_slice(vk.as_slice());
-            }
-        }
+        model.set_kinematic_velocities(&x0, t, h, &mut v);
         // Rod frames follow the start positions; the twist is minimized out for them.
         let mut theta = Vec::new();
         let mut k = 0;

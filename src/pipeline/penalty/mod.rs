@@ -225,13 +225,7 @@ impl PenaltyPipeline {
         let q0 = state.q.clone();
         let mut v_hat = state.v.clone();
         // Scripted nodes move with their mean velocity over the step, so they land on their path.
-        for set in &model.kinematic {
-            let step = set.motion.step(t0, h);
-            for (&i, rest) in set.nodes.iter().zip(&set.rest) {
-                let vk = step.landing_velocity(rest, &node(&q0, i));
-                v_hat[3 * i..3 * i + 3].copy_from_slice(vk.as_slice());
-            }
-        }
+        model.set_kinematic_velocities(&q0, t0, h, &mut v_hat);
         let delta = self.spec.contact.delta;
         let mut detector = Detector::new(model, &q0, Self::search_margin(model, state, delta, h));
         let mut stats = StepStats::default();
