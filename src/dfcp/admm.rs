@@ -26,7 +26,7 @@
 use super::coloring::{Coloring, greedy_blocks};
 use super::global_reduction::{Factor, is_symmetric, symmetrized};
 use super::problem::{Csc, GlobalProblem};
-use super::residual::{GlobalErrorWork, global_error_with};
+use super::residual::{GlobalErrorWork, global_error_rhs, global_error_with};
 use super::solver::{SolveReport, SolverOptions, check_len, rejected};
 use crate::friction::cone::{Cone, hyp};
 use crate::friction::local_solver::{solve_contact, solve_isotropic_diagonal};
@@ -735,7 +735,7 @@ pub struct ContactProjection {
 impl ContactProjection {
     /// The projection data of `g` with the weights `W` that [`solve`] uses.
     pub fn new(g: &GlobalProblem, prm: &AdmmParams) -> Result<Self> {
-        let w = checked_weights(g, prm)?;
+        let w = checked_weights(&g.m, prm)?;
         let pr = Projection::new(g, &w, prm.parallel, prm.max_colors, prm.compact);
         Ok(ContactProjection { pr, st: SweepState::new(g.nc()), prm: prm.clone() })
     }
@@ -759,9 +759,9 @@ impl ContactProjection {
     }
 }
 
-/// The ADMM weights of `g`, which must be positive.
-fn checked_weights(g: &GlobalProblem, prm: &AdmmParams) -> Result<Vec<f64>> {
-    let w = weights(&g.m, prm.sigma, prm.beta);
+/// The ADMM weights of the global matrix `a`, which must be positive.
+fn checked_weights(a: &Csc, prm: &AdmmParams) -> Result<Vec<f64>> {
+    let w = weights(a, prm.sigma, prm.beta);
     if let Some(j) = w.iter().position(|x| x.is_nan() || *x <= 0.0) {
         return Err(anyhow!("ADMM weight of dof {j} is {} (M must be positive definite)", w[j]));
     }
@@ -778,6 +778,9 @@ pub struct AdmmCache {
     /// The last solve's multiplier λ (on the dofs): 004 §5.1 carries it over to the next
     /// Newton iteration and step when `AdmmParams::carry_lambda` is set.
     lambda: Vec<f64>,
+    /// The last numeric factorisation and the values of `A + W` it factors: reused when the next
+    /// solve has the same matrix (the ADMM integrator's constant global matrix).
+    numeric: Option<(Vec<f64>, SolveInPlace)>,
 }
 
 /// Solve a global problem. `r` and `v` are warm starts and results (`v` = the feasible `p`).
@@ -792,7 +795,7 @@ pub fn solve(
 }
 
 /// A factorisation as an in-place solve.
-type SolveInPlace = Box<dyn Fn(faer::MatMut<'_, f64>)>;
+type SolveInPlace = std::sync::Arc<dyn Fn(faer::MatMut<'_, f64>) + Send + Sync>;
 
 /// `A + W` factorised: with the cached symbolic Cholesky when `A` is symmetric and its pattern
 /// (with full diagonal) matches the cache's, else from scratch (Cholesky or LU).
@@ -808,19 +811,27 @@ fn factor_a_plus_w(a: &Csc, w: &[f64], cache: &mut AdmmCache) -> Result<SolveInP
             let k = ar.col_range(j).start + rows.binary_search(&j).expect("checked above");
             values[k] += w[j];
         }
-        let k = Csc::new(a.symbolic().to_owned().map_err(|e| anyhow!("{e:?}"))?, values);
+        let k = Csc::new(a.symbolic().to_owned().map_err(|e| anyhow!("{e:?}"))?, values.clone());
         let key = (ar.col_ptr().to_vec(), ar.row_idx().to_vec());
         if cache.pattern.as_ref() != Some(&key) {
             cache.symbolic =
                 Some(SymbolicLlt::try_new(k.symbolic(), faer::Side::Lower).map_err(|e| anyhow!("A + W: {e:?}"))?);
             cache.pattern = Some(key);
+            cache.numeric = None;
+        }
+        if let Some((vals, f)) = &cache.numeric
+            && *vals == values
+        {
+            return Ok(f.clone());
         }
         let sym = cache.symbolic.clone().expect("set above");
         let llt = Llt::try_new_with_symbolic(sym, k.as_ref(), faer::Side::Lower)
             .map_err(|e| anyhow!("A + W is not positive definite (Cholesky: {e:?})"))?;
-        return Ok(Box::new(move |x| {
+        let f: SolveInPlace = std::sync::Arc::new(move |x| {
             faer::linalg::solvers::SolveCore::solve_in_place_with_conj(&llt, faer::Conj::No, x)
-        }));
+        });
+        cache.numeric = Some((values, f.clone()));
+        return Ok(f);
     }
     let a = if is_symmetric(a) { symmetrized(a)? } else { a.clone() };
     let ar = a.as_ref();
@@ -833,7 +844,7 @@ fn factor_a_plus_w(a: &Csc, w: &[f64], cache: &mut AdmmCache) -> Result<SolveInP
     }
     let k = Csc::try_new_from_triplets(ndof, ndof, &t).map_err(|e| anyhow!("assembling A + W: {e:?}"))?;
     let f = Factor::new(&k, "A + W")?;
-    Ok(Box::new(move |x| f.solve_in_place(x)))
+    Ok(std::sync::Arc::new(move |x| f.solve_in_place(x)))
 }
 
 /// Contacts found while the solve runs (004 §5.2: CCD every few ADMM iterations, appended
@@ -852,6 +863,23 @@ pub struct Detection<'d> {
     pub detect: &'d mut dyn FnMut(&[f64]) -> Option<NewContacts>,
 }
 
+/// A second family of constraints sharing the ADMM loop: 004 §6.1's "use with an ADMM implicit
+/// time integrator" (after Narain et al. 2016), where the elastic energy is split per element
+/// like the contacts are. The problem's `m` is then the mass matrix (the exact equation is
+/// `M v = f(v) + H r`), and the global step solves with [`Splitting::matrix`] instead.
+pub trait Splitting {
+    /// The global step's matrix without the contact weights `W` (mass plus the elements'
+    /// consensus weights); constant across solves, so its factorisation is cached.
+    fn matrix(&self) -> &Csc;
+    /// Add the elements' part `h Σ w_e D_eᵀ (z_e − u_e − c_e)` to the global right-hand side.
+    fn add_rhs(&self, f: &mut [f64]);
+    /// The elements' local steps (proximal maps) and dual updates at the global iterate `v`;
+    /// returns the primal residual `max_e |D_e x(v) − z_e|∞ / h` (a velocity) for δ∞.
+    fn update(&mut self, v: &[f64]) -> f64;
+    /// The exact right-hand side `f(v) = M v̄ − h ∇E(x(v))` at `v`, for the error measure.
+    fn exact_rhs(&mut self, v: &[f64], f: &mut [f64]);
+}
+
 /// As [`solve`], reusing `cache` across calls.
 pub fn solve_cached(
     g: &GlobalProblem,
@@ -862,7 +890,7 @@ pub fn solve_cached(
     cache: &mut AdmmCache,
 ) -> Result<SolveReport> {
     let mut rv = r.to_vec();
-    let rep = solve_detecting(g, &mut rv, v, opts, prm, cache, None)?;
+    let rep = solve_detecting(g, &mut rv, v, opts, prm, cache, None, None)?;
     if rv.len() == r.len() {
         r.copy_from_slice(&rv);
     }
@@ -877,8 +905,47 @@ pub struct AdmmReport {
     pub projection_s: f64,
 }
 
+/// The weights `W` restricted to the dofs some contact acts on (`w_all` there, 0 elsewhere).
+/// A dof no contact touches has no constraint to agree on: its consensus `p_j = v_j` holds
+/// exactly and `λ_j` stays 0, so a weight there would only add the proximal term
+/// `W_j (v_j − v_j^prev)` to the global step and slow the motion of uncontacted parts (rigid
+/// modes, whose stiffness is the mass alone, converged by a factor `W/(m + W)` per
+/// iteration). The fixed point is the same.
+fn contact_weights(w_all: &[f64], h: &Csc, w: &mut [f64]) {
+    w.fill(0.0);
+    let hr = h.as_ref();
+    for j in 0..hr.ncols() {
+        for &i in hr.row_idx_of_col_raw(j) {
+            w[i] = w_all[i];
+        }
+    }
+}
+
+/// The error of `(r, p)`: for `gp` as stored, or, with a splitting, for the exact equation
+/// `M p = f(p) + H r` (`fx` receives `f(p)`).
+fn error(
+    gp: &GlobalProblem,
+    r: &[f64],
+    p: &[f64],
+    split: &mut Option<&mut dyn Splitting>,
+    fx: &mut [f64],
+    work: &mut GlobalErrorWork,
+) -> super::residual::GlobalError {
+    match split.as_deref_mut() {
+        Some(s) => {
+            s.exact_rhs(p, fx);
+            global_error_rhs(gp, fx, r, p, work)
+        }
+        None => global_error_with(gp, r, p, work),
+    }
+}
+
 /// As [`solve_cached`], with contacts appended during the solve by `detection`: `r` grows by
-/// three entries per new contact (their forces, in the order [`NewContacts`] gave them).
+/// three entries per new contact (their forces, in the order [`NewContacts`] gave them); and
+/// with an elastic [`Splitting`] sharing the loop when `split` is given (the ADMM integrator;
+/// then plain, not accelerated, ADMM: the extrapolation would also have to act on the
+/// elements' duals).
+#[allow(clippy::too_many_arguments)]
 pub fn solve_detecting(
     g: &GlobalProblem,
     r: &mut Vec<f64>,
@@ -887,6 +954,7 @@ pub fn solve_detecting(
     prm: &AdmmParams,
     cache: &mut AdmmCache,
     mut detection: Option<Detection<'_>>,
+    mut split: Option<&mut dyn Splitting>,
 ) -> Result<AdmmReport> {
     const NAME: &str = "admm";
     let (n, ndof) = (3 * g.nc(), g.ndof());
@@ -894,8 +962,12 @@ pub fn solve_detecting(
         return Ok(AdmmReport { report: rejected(NAME, m), delta_inf_met: false, projection_s: 0.0 });
     }
     let start = Instant::now();
-    let w = checked_weights(g, prm)?;
-    let llt = factor_a_plus_w(&g.m, &w, cache)?;
+    let split_matrix = split.as_ref().map(|s| s.matrix().clone());
+    let a = split_matrix.as_ref().unwrap_or(&g.m);
+    let w_all = checked_weights(a, prm)?;
+    let mut w = vec![0.0; ndof];
+    let accelerated = prm.accelerated && split.is_none();
+    let mut fx = g.f.clone();
     let mut st = SweepState::new(g.nc());
     let mut p = v.to_vec();
     let mut lambda = if prm.carry_lambda && cache.lambda.len() == ndof {
@@ -919,11 +991,13 @@ pub fn solve_detecting(
     let mut projection_s = 0.0;
     let (err, summary) = loop {
         let gp = grown.as_ref().unwrap_or(g);
+        contact_weights(&w_all, &gp.h, &mut w);
+        let llt = factor_a_plus_w(a, &w, cache)?;
         let pr = Projection::new(gp, &w, prm.parallel, prm.max_colors, prm.compact);
         if st.sleep_until.len() != gp.nc() {
             st = SweepState::new(gp.nc());
         }
-        let mut err = global_error_with(gp, r, &p, &mut ework);
+        let mut err = error(gp, r, &p, &mut split, &mut fx, &mut ework);
         let mut found = None;
         while it < opts.max_iter {
             let done = err.total <= opts.tol || prm.eps_inf.is_some_and(|e| delta_inf <= e);
@@ -955,7 +1029,13 @@ pub fn solve_detecting(
             // (p_hat, lambda_hat) are the extrapolated points of 004 Alg. 4 when accelerated, and
             // simply (p, lambda) otherwise.
             for i in 0..ndof {
-                rhs[(i, 0)] = g.f[i] + w[i] * (p_hat[i] + lambda_hat[i]);
+                fx[i] = g.f[i] + w[i] * (p_hat[i] + lambda_hat[i]);
+            }
+            if let Some(s) = split.as_deref() {
+                s.add_rhs(&mut fx);
+            }
+            for i in 0..ndof {
+                rhs[(i, 0)] = fx[i];
             }
             llt(rhs.as_mut());
             for i in 0..ndof {
@@ -969,11 +1049,14 @@ pub fn solve_detecting(
             let dvp = (0..ndof).fold(0.0f64, |m, i| m.max((vk[i] - p[i]).abs()));
             let delta_prev = delta_inf;
             delta_inf = dv + dvp;
+            if let Some(s) = split.as_deref_mut() {
+                delta_inf += s.update(&vk);
+            }
             v_prev.copy_from_slice(&vk);
             for i in 0..ndof {
                 lambda[i] = lambda_hat[i] + p[i] - vk[i];
             }
-            if prm.accelerated && delta_inf <= delta_prev {
+            if accelerated && delta_inf <= delta_prev {
                 // Nesterov/Goldstein extrapolation (004 Alg. 4).
                 let theta_new = 0.5 * (1.0 + (1.0 + 4.0 * theta * theta).sqrt());
                 let beta = (theta - 1.0) / theta_new;
@@ -984,14 +1067,14 @@ pub fn solve_detecting(
                 theta = theta_new;
             } else {
                 // Plain ADMM step, or a restart when δ∞ increased (Alg. 4's "residual increasing").
-                restarts += (prm.accelerated && it > 1) as usize;
+                restarts += (accelerated && it > 1) as usize;
                 theta = 1.0;
                 p_hat.copy_from_slice(&p);
                 lambda_hat.copy_from_slice(&lambda);
             }
             p_prev.copy_from_slice(&p);
             lambda_prev.copy_from_slice(&lambda);
-            err = global_error_with(gp, r, &p, &mut ework);
+            err = error(gp, r, &p, &mut split, &mut fx, &mut ework);
             if !err.total.is_finite() {
                 reason = "diverged (non-finite iterate)";
                 break;
@@ -1036,7 +1119,7 @@ pub fn solve_detecting(
         message: format!(
             "{reason}; δ∞ {delta_inf:.2e}, eq_rel {:.1e}, {updates} contact updates, {summary}{}{detected}",
             err.eq_rel,
-            if prm.accelerated { format!(", accelerated ({restarts} restarts)") } else { String::new() }
+            if accelerated { format!(", accelerated ({restarts} restarts)") } else { String::new() }
         ),
     };
     Ok(AdmmReport { report, delta_inf_met: prm.eps_inf.is_some_and(|e| delta_inf <= e), projection_s })

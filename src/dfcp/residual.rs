@@ -80,6 +80,12 @@ pub fn global_error(p: &GlobalProblem, r: &[f64], v: &[f64]) -> GlobalError {
 
 /// [`global_error`] with caller-owned buffers.
 pub fn global_error_with(p: &GlobalProblem, r: &[f64], v: &[f64], w: &mut GlobalErrorWork) -> GlobalError {
+    global_error_rhs(p, &p.f, r, v, w)
+}
+
+/// [`global_error_with`] for the equation `M v = f + H r` with the right-hand side `f` in place of
+/// `p.f` (a right-hand side that depends on `v`, as the ADMM integrator's elastic forces do).
+pub fn global_error_rhs(p: &GlobalProblem, f: &[f64], r: &[f64], v: &[f64], w: &mut GlobalErrorWork) -> GlobalError {
     w.u.resize(r.len(), 0.0);
     w.mv.resize(v.len(), 0.0);
     w.hr.resize(v.len(), 0.0);
@@ -87,8 +93,8 @@ pub fn global_error_with(p: &GlobalProblem, r: &[f64], v: &[f64], w: &mut Global
     let a = natural_map_abs(r, &w.u, &p.cones);
     csc_mul(&p.m, v, &mut w.mv);
     csc_mul(&p.h, r, &mut w.hr);
-    let eq: f64 = w.mv.iter().zip(&w.hr).zip(&p.f).map(|((a, b), c)| (a - b - c).powi(2)).sum::<f64>().sqrt();
-    let eq_rel = eq / norm2(&p.f).max(norm2(&w.mv)).max(norm2(&w.hr)).max(1e-300);
+    let eq: f64 = w.mv.iter().zip(&w.hr).zip(f).map(|((a, b), c)| (a - b - c).powi(2)).sum::<f64>().sqrt();
+    let eq_rel = eq / norm2(f).max(norm2(&w.mv)).max(norm2(&w.hr)).max(1e-300);
     let natmap_rel = a / norm2(&w.u).max(norm2(r)).max(1e-300);
     GlobalError { natmap_abs: a, natmap_rel, eq_rel, total: eq_rel + natmap_rel }
 }

@@ -621,6 +621,20 @@ pub struct NonsmoothSpec {
     /// Settings of the nodal ADMM solver (`solver: Admm`).
     #[serde(default)]
     pub admm: AdmmSpec,
+    /// How cloth, rods and solids take a step: `ProjectedNewton` (004's Algorithm 2 inside
+    /// `newton_iterations` linearizations) or `Admm` (004 §6.1's ADMM integrator: one ADMM loop
+    /// splitting the elastic energy per element, with a global matrix factorised once per run;
+    /// needs `solver: Admm`).
+    #[serde(default)]
+    pub nodal_integrator: NodalIntegratorSpec,
+}
+
+/// The time integrator of nodal bodies in the nonsmooth pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum NodalIntegratorSpec {
+    #[default]
+    ProjectedNewton,
+    Admm,
 }
 
 /// Nodal ADMM settings (004 Algorithms 2–3, Table 5).
@@ -647,6 +661,15 @@ pub struct AdmmSpec {
     /// iterations on the shipped cloth and hair scenes (measured 1.1–2.7x fewer).
     #[serde(default = "yes")]
     pub accelerated: bool,
+    /// `nodal_integrator: Admm` only: each element's consensus weight is this factor times its
+    /// stiffness (the mean positive eigenvalue of its Hessian at the start). Smaller converges
+    /// faster until the local problems of compressed cloth turn non-convex (see the README).
+    #[serde(default = "default_element_weight")]
+    pub element_weight: f64,
+}
+
+pub fn default_element_weight() -> f64 {
+    0.3
 }
 
 pub fn default_gs_sweeps() -> usize {
@@ -664,6 +687,7 @@ impl Default for AdmmSpec {
             ccd_every: default_ccd_every(),
             sleeping: true,
             accelerated: true,
+            element_weight: default_element_weight(),
         }
     }
 }
@@ -687,6 +711,7 @@ impl Default for NonsmoothSpec {
             on_failure: OnFailure::default(),
             newton_iterations: default_newton_iterations(),
             admm: AdmmSpec::default(),
+            nodal_integrator: NodalIntegratorSpec::default(),
         }
     }
 }

@@ -901,6 +901,7 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
     if ns.admm.gs_sweeps < 1 {
         c.push(format!("{p}.admm.gs_sweeps"), Some(ns.admm.gs_sweeps.to_string()), "must be >= 1");
     }
+    c.positive(&format!("{p}.admm.element_weight"), ns.admm.element_weight, "");
     if let Some(d) = ns.admm.delta_inf {
         c.positive(&format!("{p}.admm.delta_inf"), d, " (m)");
     }
@@ -912,6 +913,23 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
             Some("Admm".into()),
             format!("ADMM solves the global form of scenes with solids, cloth or rods; a scene of rigid bodies only (bodies[{r}]) needs a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp or Auto"),
         );
+    }
+    if ns.nodal_integrator == NodalIntegratorSpec::Admm {
+        if ns.solver != DfcpSolverSpec::Admm {
+            c.push(
+                format!("{p}.solver"),
+                Some(format!("{:?}", ns.solver)),
+                "`nodal_integrator: Admm` solves the contacts inside its own ADMM loop: set `solver: Admm`",
+            );
+        }
+        let dynamic = s.bodies.iter().position(|b| matches!(b, BodySpec::Rigid(r) if r.motion.is_none()));
+        if let Some(r) = dynamic {
+            c.push(
+                format!("{p}.nodal_integrator"),
+                Some("Admm".into()),
+                format!("the ADMM integrator splits nodal elements only; bodies[{r}] is a dynamic rigid body (use `ProjectedNewton`, or give the body a `motion`)"),
+            );
+        }
     }
     c.positive(&format!("{p}.tolerance"), ns.tolerance, "");
     if ns.max_iterations < 1 {

@@ -16,6 +16,7 @@
 //! and a step whose solver did not reach the tolerance is a failed step (the scene's
 //! `on_failure` decides whether the run stops).
 
+mod admm_integrator;
 pub mod assemble;
 pub mod detect;
 pub mod nodal;

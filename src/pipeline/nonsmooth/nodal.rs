@@ -36,6 +36,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::super::StepStats;
+use super::admm_integrator::{ElasticSplit, StepSplit};
 use super::nodal_elastic::ElasticAssembly;
 use crate::contact::nodal::{
     CcdOptions, ContactKind, ContactMesh, ContactMeshBuilder, Detector, NodalContact, impact_contacts,
@@ -51,7 +52,7 @@ use crate::friction::cone::Cone;
 use crate::friction::matchstick::MatchstickPair;
 use crate::model::{Model, State, node};
 use crate::rigid::RigidBody;
-use crate::scene::schema::{DfcpSolverSpec, NonsmoothSpec};
+use crate::scene::schema::{DfcpSolverSpec, NodalIntegratorSpec, NonsmoothSpec};
 use faer::sparse::Triplet;
 use nalgebra::{Matrix3, SMatrix, Vector3};
 use std::collections::HashMap;
@@ -69,13 +70,17 @@ fn solve_global(
     prm: &AdmmParams,
     cache: &mut admm::AdmmCache,
     detection: Option<admm::Detection<'_>>,
+    split: Option<&mut dyn admm::Splitting>,
 ) -> anyhow::Result<(crate::dfcp::solver::SolveReport, f64)> {
     if solver == DfcpSolverSpec::Admm {
         // 004's δ∞ rule, when the scene sets it, accepts the solve; the measured error stays
         // in the report and the step's statistics.
-        let mut out = admm::solve_detecting(g, r, v, opts, prm, cache, detection)?;
+        let mut out = admm::solve_detecting(g, r, v, opts, prm, cache, detection, split)?;
         out.report.converged |= out.delta_inf_met;
         return Ok((out.report, out.projection_s));
+    }
+    if split.is_some() {
+        anyhow::bail!("the ADMM integrator needs `solver: Admm`");
     }
     let red = Reduced::new(g)?;
     let mut u = vec![0.0; r.len()];
@@ -166,6 +171,8 @@ pub struct NodalStep {
     rod_node: Vec<bool>,
     /// Per contact-mesh triangle: `(cloth, triangle)` of a cloth with structure, if it is one.
     mesh_cloth_tri: Vec<Option<(usize, usize)>>,
+    /// The ADMM integrator's per-element state (`nodal_integrator: Admm`), built at its first step.
+    split: Option<ElasticSplit>,
 }
 
 impl NodalStep {
@@ -243,6 +250,7 @@ impl NodalStep {
             _ => (0.0, 0.0),
         };
         Ok(NodalStep {
+            split: None,
             aniso: model.friction.any_anisotropy(),
             node_dir: vec![Vector3::zeros(); model.node_count()],
             rod_node,
@@ -537,38 +545,59 @@ impl NodalStep {
         let mut r: Vec<f64> = Vec::new();
         let mut x = x0.clone();
         let nf = self.n_free;
+        // The ADMM integrator is one ADMM loop per step (it needs no linearization).
+        let integrator = spec.nodal_integrator == NodalIntegratorSpec::Admm;
+        let linearizations = if integrator { 1 } else { spec.newton_iterations.max(1) };
         for round in 0..3 {
-            for _ in 0..spec.newton_iterations.max(1) {
+            for _ in 0..linearizations {
                 for d in 0..ndof {
                     x[d] = x0[d] + h * v[d];
                 }
                 let clock = Instant::now();
-                // A = M + h² K (free dofs), f = M v0 + h (M g - ∇E) + h² K v_k.
                 let vf: Vec<f64> = (0..ndof).filter(|&d| self.free[d] != usize::MAX).map(|d| v[d]).collect();
-                let mut kv = vec![0.0; nf];
-                let (energy, a) =
-                    match self.elastic.assemble(model, state, &theta, &self.free, &x, h, &vf, &mut grad, &mut kv) {
-                        Ok(r) => r,
-                        Err(e) => {
-                            stats.converged = false;
-                            stats.failure = Some(e);
-                            return stats;
+                let (a, f) = if integrator {
+                    // M (the exact equation's matrix) and M v̄; the split holds the rest.
+                    let split = self.split.get_or_insert_with(|| {
+                        ElasticSplit::new(
+                            model,
+                            state,
+                            &theta,
+                            self.elastic.stencils(),
+                            &self.free,
+                            &x0,
+                            spec.admm.element_weight,
+                        )
+                    });
+                    split.prepare(model, self.elastic.stencils(), &self.free, &x0, &v, h);
+                    (split.mass.clone().expect("set by prepare"), split.f_base.clone())
+                } else {
+                    // A = M + h² K (free dofs), f = M v0 + h (M g - ∇E) + h² K v_k.
+                    let mut kv = vec![0.0; nf];
+                    let (energy, a) =
+                        match self.elastic.assemble(model, state, &theta, &self.free, &x, h, &vf, &mut grad, &mut kv) {
+                            Ok(r) => r,
+                            Err(e) => {
+                                stats.converged = false;
+                                stats.failure = Some(e);
+                                return stats;
+                            }
+                        };
+                    stats.elastic_energy = energy;
+                    let mut f = vec![0.0; nf];
+                    for d in 0..ndof {
+                        let fi = self.free[d];
+                        if fi != usize::MAX {
+                            let m = mass_dof(d);
+                            f[fi] = m * v0[d] + h * (m * model.gravity[d % 3] - grad[d]) + h * h * kv[fi];
                         }
-                    };
-                stats.elastic_energy = energy;
-                let mut f = vec![0.0; nf];
-                for d in 0..ndof {
-                    let fi = self.free[d];
-                    if fi != usize::MAX {
-                        let m = mass_dof(d);
-                        f[fi] = m * v0[d] + h * (m * model.gravity[d % 3] - grad[d]) + h * h * kv[fi];
                     }
-                }
+                    (a, f)
+                };
                 let (a, f, vf) = self.with_rigid(a, f, vf, &state.rigid);
                 stats.assembly_s += clock.elapsed().as_secs_f64();
                 let clock = Instant::now();
                 let mut vf_new = vf.clone();
-                if contacts.is_empty() {
+                if contacts.is_empty() && !integrator {
                     match self.solve_free(&a, &f) {
                         Ok(sol) => vf_new = sol,
                         Err(e) => {
@@ -588,6 +617,7 @@ impl NodalStep {
                     // appended to the running solve.
                     let mut detector = std::mem::take(&mut self.detector);
                     let mut cache = std::mem::take(&mut self.admm);
+                    let mut split = self.split.take();
                     let mut known: std::collections::HashSet<_> = contacts.iter().map(|c| c.key).collect();
                     let (mut appended, mut ccd_s) = (Vec::new(), 0.0);
                     let mut detect = |p: &[f64]| {
@@ -612,7 +642,31 @@ impl NodalStep {
                     };
                     let detection = (self.mesh.is_some() && spec.admm.ccd_every > 0)
                         .then_some(admm::Detection { every: spec.admm.ccd_every, detect: &mut detect });
-                    let result = solve_global(spec.solver, &g, &mut r, &mut vf_new, &opts, &prm, &mut cache, detection);
+                    let mut step_split = split.as_mut().map(|split| StepSplit {
+                        split,
+                        model,
+                        state,
+                        theta: &theta,
+                        stencils: self.elastic.stencils(),
+                        free: &self.free,
+                        h,
+                        energy: 0.0,
+                    });
+                    let result = solve_global(
+                        spec.solver,
+                        &g,
+                        &mut r,
+                        &mut vf_new,
+                        &opts,
+                        &prm,
+                        &mut cache,
+                        detection,
+                        step_split.as_mut().map(|s| s as &mut dyn admm::Splitting),
+                    );
+                    if let Some(s) = &step_split {
+                        stats.elastic_energy = s.energy;
+                    }
+                    self.split = split;
                     self.detector = detector;
                     self.admm = cache;
                     stats.detection_s += ccd_s;

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 /// One element: which kernel, where its data lives, its nodes (global, `nn` of them).
 #[derive(Clone, Copy, Debug)]
-struct Stencil {
+pub(super) struct Stencil {
     kind: Kind,
     body: u32,
     /// Rod stencils: the rod's index among all rods (frames, twist angles)...
@@ -21,8 +21,8 @@ struct Stencil {
     /// ...and within its bundle.
     rod_in_body: u32,
     element: u32,
-    nodes: [usize; 4],
-    nn: u8,
+    pub(super) nodes: [usize; 4],
+    pub(super) nn: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,10 +35,10 @@ enum Kind {
 }
 
 /// A kernel's result, in the stencil's local dof order (3 per node).
-struct Local {
-    energy: f64,
-    grad: [f64; 12],
-    hess: [[f64; 12]; 12],
+pub(super) struct Local {
+    pub(super) energy: f64,
+    pub(super) grad: [f64; 12],
+    pub(super) hess: [[f64; 12]; 12],
 }
 
 /// Stencils evaluated per parallel chunk: bounds the buffered results (1.3 KB each).
@@ -55,6 +55,11 @@ pub struct ElasticAssembly {
 }
 
 impl ElasticAssembly {
+    /// The elements, in assembly order.
+    pub(super) fn stencils(&self) -> &[Stencil] {
+        &self.stencils
+    }
+
     pub fn new(model: &Model, free: &[usize], n_free: usize) -> Result<ElasticAssembly, String> {
         let mut stencils = Vec::new();
         let pad = |n: &[usize]| -> [usize; 4] { std::array::from_fn(|k| n.get(k).copied().unwrap_or(n[0])) };
@@ -216,21 +221,36 @@ fn copy_into<const N: usize>(e: f64, g: &nalgebra::SVector<f64, N>, hm: &SMatrix
 }
 
 fn evaluate(model: &Model, state: &State, theta: &[Vec<f64>], x: &[f64], s: &Stencil) -> Local {
-    let p = |k: usize| -> Vector3<f64> { node(x, s.nodes[k]) };
+    let at: [Vector3<f64>; 4] = std::array::from_fn(|k| node(x, s.nodes[k]));
+    evaluate_at(model, state, theta, s, &at, true)
+}
+
+/// The kernel of stencil `s` with its nodes at `at` (the first `s.nn` entries): energy, gradient
+/// and Hessian in the stencil's local dof order; PSD (projected or Gauss–Newton) when `psd`,
+/// else the projection is skipped (callers that need the gradient only).
+pub(super) fn evaluate_at(
+    model: &Model,
+    state: &State,
+    theta: &[Vec<f64>],
+    s: &Stencil,
+    at: &[Vector3<f64>; 4],
+    psd: bool,
+) -> Local {
+    let p = |k: usize| -> Vector3<f64> { at[k] };
     match s.kind {
         Kind::Tet => {
             let solid = &model.solids[s.body as usize];
             let (e, g, hm) = solid.elements[s.element as usize].energy_gradient_hessian(
                 &solid.elastic,
                 &[p(0), p(1), p(2), p(3)],
-                true,
+                psd,
             );
             copy_into(e, &g, &hm)
         }
         Kind::Membrane => {
             let c = &model.cloths[s.body as usize];
             let (e, g, hm) =
-                c.membrane[s.element as usize].energy_gradient_hessian(&c.membrane_material, &[p(0), p(1), p(2)], true);
+                c.membrane[s.element as usize].energy_gradient_hessian(&c.membrane_material, &[p(0), p(1), p(2)], psd);
             copy_into(e, &g, &hm)
         }
         Kind::Hinge => {
@@ -242,7 +262,7 @@ fn evaluate(model: &Model, state: &State, theta: &[Vec<f64>], x: &[f64], s: &Ste
         Kind::Stretch => {
             let rod = rod_of(model, s);
             let ks = rod.rod.stiffness.stretch;
-            let (e, g, hm) = rod.rod.stretch[s.element as usize].energy_gradient_hessian(ks, &[p(0), p(1)], true);
+            let (e, g, hm) = rod.rod.stretch[s.element as usize].energy_gradient_hessian(ks, &[p(0), p(1)], psd);
             copy_into(e, &g, &hm)
         }
         Kind::BendTwist => {
