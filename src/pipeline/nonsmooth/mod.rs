@@ -17,6 +17,7 @@
 //! `on_failure` decides whether the run stops).
 
 pub mod assemble;
+mod attached;
 pub mod detect;
 pub mod nodal;
 mod nodal_elastic;
@@ -153,7 +154,11 @@ impl Pipeline for NonsmoothPipeline {
     }
 
     fn contact_points(&self) -> &[ContactPoint] {
-        &self.last
+        // With nodal bodies the rigid bodies' contacts are solved (and recorded) by the nodal step.
+        match &self.nodal {
+            Some(n) => &n.rigid_points,
+            None => &self.last,
+        }
     }
 
     fn describe(&self) -> String {
