@@ -38,3 +38,40 @@ fn rigid_box_lands_and_rests_on_an_elastic_block() {
     assert!(b.linear_velocity.norm() < 1e-3, "the box comes to rest: {}", b.linear_velocity.norm());
     assert!(top > 0.09, "the block is not crushed: top at {top}");
 }
+
+/// The same box at rest on the rubber block: the contact forces the nodal step reports for it
+/// (`contact_points`, the contacts with a rigid body) carry its weight. Each Newton iteration's
+/// right-hand side must hold the box's predicted momentum `M (v + h g)`: taking the previous
+/// iterate's velocity instead (as the step once did) counts the earlier iterations' impulses
+/// twice.
+///
+/// The box is dropped from 1 cm above the block and left 0.5 s to settle. Tolerance 1e-6 of the
+/// weight: at rest, the box's own momentum balance makes its contact impulses equal its gravity
+/// impulse up to what its velocity still changes by in a step (speed 5e-10 m/s here, checked
+/// below 1e-6 m/s) and the Delassus back-substitution's round-off; measured 1.0e-9 relative.
+/// With the old right-hand side the same run reported 4.37 N, the box still moving at 2e-5 m/s.
+#[test]
+fn resting_box_contact_forces_carry_its_weight() {
+    let text = r#"Scene(name: "mixed", dt: 1e-3, frames: 1, frame_rate: 1.0,
+        materials: { "rubber": (density: 1000.0, youngs_modulus: 1e6, poisson_ratio: 0.3), "steel": (density: 2000.0) },
+        friction: (default: (mu: 0.5)),
+        bodies: [
+            Solid(name: "block", material: "rubber", mesh: Box(size: (0.2, 0.2, 0.1), cells: (4, 4, 2)), position: (0.0, 0.0, 0.05)),
+            Rigid(name: "box", material: "steel", shape: Box(size: (0.1, 0.1, 0.05)), position: (0.0, 0.0, 0.135)),
+        ],
+        colliders: [ Plane(name: "floor", material: "steel") ],
+        pipeline: Nonsmooth(solver: FischerBurmeister, tolerance: 1e-6, max_iterations: 2000))"#;
+    let mut s = sim(text);
+    for k in 0..500 {
+        let st = s.step().expect("finite");
+        assert!(st.converged, "step {k}: {:?}", st.failure);
+    }
+    let b = &s.state.rigid[0];
+    let weight = b.mass * 9.81;
+    // Node–body contacts report the forces on the node (the first side): the box pushes down.
+    // Normals at the block's deformed top tilt, so friction carries part of the load too.
+    let on_box: f64 = -s.pipeline.contact_points().iter().map(|c| c.normal_force.z + c.friction_force.z).sum::<f64>();
+    println!("force on the box {on_box} N, weight {weight} N, speed {:e}", b.linear_velocity.norm());
+    assert!(b.linear_velocity.norm() < 1e-6, "the box is at rest");
+    assert!((on_box - weight).abs() < 1e-6 * weight, "contact force {on_box} N against the weight {weight} N");
+}

@@ -243,8 +243,10 @@ fn bad_motions_are_rejected_with_the_field_path() {
             pipeline: Nonsmooth())"#
         )
     };
-    let e = err(&rigid("", "core"));
-    assert_has(&e, &["bodies[1].attach_to", "dynamic rigid body"]);
+    // A dynamic body carries the roots itself (tests/rod_dynamic_root.rs): not scripted nodes.
+    let loaded = parse_scene_str(&rigid("", "core"), "scene.ron", Path::new("."), &[]).expect("valid");
+    let (model, _) = fricsim::scene::build::build(&loaded).expect("builds");
+    assert!(model.kinematic.is_empty() && model.rod_bundles[0].attached.is_some());
     let e = err(&rigid(", motion: Some(Fixed)", "nope"));
     assert_has(&e, &["bodies[1].attach_to", "names no rigid body", "\"core\""]);
     let e = err(&rigid(", motion: Some(Fixed), angular_velocity: (0.0, 0.0, 10.0)", "core"));

@@ -102,12 +102,16 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
     for b in &model.rod_bundles {
         let _ = writeln!(
             s,
-            "  rods '{}': {} rods, {} nodes, radius {} m, material '{}'",
+            "  rods '{}': {} rods, {} nodes, radius {} m, material '{}'{}",
             b.name,
             b.rods.len(),
             b.nodes.len(),
             b.radius,
-            model.friction.materials[b.material]
+            model.friction.materials[b.material],
+            match &b.attached {
+                Some(a) => format!(", roots riding on dynamic body '{}'", model.rigids[a.body].name),
+                None => String::new(),
+            }
         );
     }
     match &model.pipeline {

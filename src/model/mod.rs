@@ -172,6 +172,20 @@ pub struct RodBundle {
     pub rods: Vec<RodPiece>,
     pub radius: f64,
     pub self_contact: bool,
+    /// Roots rigidly attached to a dynamic rigid body (`attach_to` naming one), if any.
+    pub attached: Option<Attachment>,
+}
+
+/// The first node of every rod of a bundle rides on a dynamic rigid body: its velocity is the
+/// body's at that point, `V + ω × R r_b`, so the roots are not unknowns of their own (the
+/// nonsmooth nodal step eliminates them onto the body's 6 velocity entries).
+#[derive(Debug, Clone)]
+pub struct Attachment {
+    /// Index of the body in `Model::rigids` (a dynamic one).
+    pub body: usize,
+    /// Per rod: its root's offset from the body's centre of mass, in the body frame, from the
+    /// scene placement at t = 0.
+    pub offsets: Vec<Vector3<f64>>,
 }
 
 /// Nodes moved by a script instead of dynamics.

@@ -9,7 +9,8 @@ use crate::energy::{Lame, Material, TetElement};
 use crate::friction::smooth::SmoothFriction;
 use crate::mesh::{TetMesh, procedural, vtk_read};
 use crate::model::motion::{Motion, RigidKey};
-use crate::model::{FrictionTable, KinematicSet, Model, Solid, State};
+use crate::model::{FrictionTable, KinematicSet, Model, RodBundle, Solid, State};
+use crate::rigid::RigidBody;
 use nalgebra::{Matrix3, Rotation3, Unit, UnitQuaternion, Vector3};
 
 /// Rotation from degrees about world x, then y, then z.
@@ -202,6 +203,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             node_is_kinematic[i] = true;
         }
     }
+    attach_roots(loaded, &mut rod_bundles, &rigid_state, &node_is_kinematic, &node_body, &q, &mut v)?;
 
     let collider_structure = scene
         .colliders
@@ -283,6 +285,45 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     };
     let state = State { time: 0.0, step: 0, q, v, kappa, rigid: rigid_state, rod_frames };
     Ok((model, state))
+}
+
+/// Roots attached to a dynamic rigid body: their body-frame offsets from the scene placement,
+/// and their initial velocity the body's at that point (a rod's own `velocity` applies to its
+/// other nodes). A root that a `kinematic` region also selects cannot follow both.
+fn attach_roots(
+    loaded: &LoadedScene,
+    bundles: &mut [RodBundle],
+    bodies: &[RigidBody],
+    node_is_kinematic: &[bool],
+    node_body: &[usize],
+    q: &[f64],
+    v: &mut [f64],
+) -> Result<(), SceneError> {
+    for bundle in bundles.iter_mut() {
+        let Some(att) = bundle.attached.as_mut() else { continue };
+        let body = &bodies[att.body];
+        let field = format!("bodies[{}]", node_body[bundle.nodes.start]);
+        att.offsets = Vec::with_capacity(bundle.rods.len());
+        for piece in &bundle.rods {
+            let i = piece.first;
+            if node_is_kinematic[i] {
+                return Err(error_at(
+                    &loaded.path,
+                    &format!("{field}.kinematic"),
+                    format!(
+                        "selects the root of rod {} (node at {:?}), which rides on the dynamic body named by \
+                         `attach_to`: a root cannot also follow a script",
+                        att.offsets.len(),
+                        crate::model::node_arr(q, i)
+                    ),
+                ));
+            }
+            let x = crate::model::node(q, i);
+            att.offsets.push(body.orientation.inverse() * (x - body.position));
+            crate::model::set_node(v, i, &body.point_velocity(&x));
+        }
+    }
+    Ok(())
 }
 
 fn bbox(mesh: &TetMesh) -> ([f64; 3], [f64; 3]) {

@@ -261,16 +261,18 @@ pub struct RodsSpec {
     pub fixed_roots: bool,
     #[serde(default)]
     pub root_motion: MotionSpec,
-    /// The name of a kinematic rigid body (one with a `motion`): the first node of every rod is
-    /// kinematic and moves with that body's scripted motion (instead of `root_motion`).
+    /// The name of a rigid body the first node of every rod is attached to (instead of
+    /// `root_motion`): on a kinematic body (one with a `motion`) the roots are kinematic and move
+    /// with its script; on a dynamic body they ride on it (their velocity is the body's at that
+    /// point, their masses join it, the rods' forces act on it).
     #[serde(default)]
     pub attach_to: Option<String>,
     /// A point mass (kg) added at the last node of every rod: a load at the tip.
     #[serde(default)]
     pub tip_mass: f64,
     /// A point mass (kg) added at the first node of every rod: a load at the root, so that a
-    /// rope can carry a load at each end. Not allowed with `fixed_roots` (a kinematic node
-    /// ignores its mass).
+    /// rope can carry a load at each end. Not allowed with `fixed_roots` or `attach_to` (a
+    /// kinematic node ignores its mass; a root on a dynamic body: give the body the mass).
     #[serde(default)]
     pub root_mass: f64,
     /// Contacts between the rods of this body (and of a rod with itself).

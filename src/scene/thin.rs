@@ -7,7 +7,7 @@ use crate::energy::bending::{HingeElement, hinge_stiffness};
 use crate::energy::membrane::{MembraneElement, MembraneMaterial, MembraneModel};
 use crate::energy::rod::{Rod, RodFrames, RodStiffness};
 use crate::mesh::thin;
-use crate::model::{Cloth, KinematicSet, RodBundle, RodPiece};
+use crate::model::{Attachment, Cloth, KinematicSet, RodBundle, RodPiece};
 use nalgebra::{Rotation3, Vector3};
 
 /// The nodal arrays a body appends to.
@@ -228,19 +228,29 @@ pub fn rods(
     }
     kinematic_sets(loaded, field, &spec.kinematic, &all, offset, arrays.kinematic)?;
     // Roots follow `root_motion`, or the scripted motion of the body they are attached to (the
-    // same rigid map of the scene placement, so they stay where they sit on that body).
-    let root_motion = match &spec.attach_to {
-        None => spec.fixed_roots.then(|| motion(&spec.root_motion)),
+    // same rigid map of the scene placement, so they stay where they sit on that body). Roots on
+    // a dynamic body ride on it: its index here, their body-frame offsets once every body is
+    // built (`build::attach_roots`).
+    let (root_motion, attached) = match &spec.attach_to {
+        None => (spec.fixed_roots.then(|| motion(&spec.root_motion)), None),
         Some(name) => {
-            let script = loaded.scene.bodies.iter().find_map(|b| match b {
-                BodySpec::Rigid(r) if &r.name == name => r.motion.as_ref(),
-                _ => None,
-            });
-            // Validation guarantees a kinematic rigid body of that name.
-            let script = script.ok_or_else(|| {
-                error_at(&loaded.path, &format!("{field}.attach_to"), "names no kinematic rigid body")
-            })?;
-            Some(motion(script))
+            let rigid = loaded
+                .scene
+                .bodies
+                .iter()
+                .filter_map(|b| match b {
+                    BodySpec::Rigid(r) => Some(r),
+                    _ => None,
+                })
+                .enumerate()
+                .find(|(_, r)| &r.name == name);
+            // Validation guarantees a rigid body of that name.
+            let (index, r) =
+                rigid.ok_or_else(|| error_at(&loaded.path, &format!("{field}.attach_to"), "names no rigid body"))?;
+            match &r.motion {
+                Some(script) => (Some(motion(script)), None),
+                None => (None, Some(Attachment { body: index, offsets: Vec::new() })),
+            }
         }
     };
     if let Some(m) = root_motion {
@@ -255,5 +265,6 @@ pub fn rods(
         rods: pieces,
         radius,
         self_contact: spec.self_contact,
+        attached,
     })
 }

@@ -442,7 +442,8 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                     c.push(
                         format!("{p}.root_mass"),
                         Some(fmt_f(r.root_mass)),
-                        "must be 0 (or absent) with `fixed_roots: true` or `attach_to`: the roots are then kinematic and a mass on them has no effect",
+                        "must be 0 (or absent) with `fixed_roots: true` or `attach_to`: such roots are scripted, or ride \
+                         on a rigid body (give that body the mass)",
                     );
                 }
                 motion(c, &format!("{p}.root_motion"), &r.root_motion);
@@ -496,8 +497,9 @@ fn thin_body(c: &mut Checks, s: &Scene, p: &str, name: &str, material: &str, non
     }
 }
 
-/// Rod roots attached to a body: it must be a kinematic rigid body whose whole motion is its
-/// script (no free spin on top of it).
+/// Rod roots attached to a body: it must be a rigid body, either dynamic (the roots ride on it)
+/// or kinematic with its whole motion in its script (no free spin on top of it). Rods exist only
+/// in the nonsmooth pipeline (`thin_body`), whose nodal step carries both kinds.
 fn attach_to(c: &mut Checks, s: &Scene, p: &str, name: &str, root_motion: &MotionSpec) {
     let ap = format!("{p}.attach_to");
     if *root_motion != MotionSpec::Fixed {
@@ -512,27 +514,23 @@ fn attach_to(c: &mut Checks, s: &Scene, p: &str, name: &str, root_motion: &Motio
         })
         .collect();
     let Some(r) = rigids.iter().find(|r| r.name == name) else {
-        let kinematic: Vec<&str> = rigids.iter().filter(|r| r.motion.is_some()).map(|r| r.name.as_str()).collect();
+        let names: Vec<&str> = rigids.iter().map(|r| r.name.as_str()).collect();
         c.push(
             ap,
             Some(format!("{name:?}")),
-            format!("names no rigid body; roots attach to a kinematic rigid body (one with a `motion`): {kinematic:?}"),
+            format!(
+                "names no rigid body; roots attach to a rigid body (dynamic, or kinematic with a `motion`): {names:?}"
+            ),
         );
         return;
     };
-    match &r.motion {
-        None => c.push(
+    if r.motion.is_some() && r.angular_velocity.iter().any(|&w| w != 0.0) {
+        c.push(
             ap,
             Some(format!("{name:?}")),
-            "names a dynamic rigid body; roots can only be attached to a kinematic one (give it a `motion`)",
-        ),
-        Some(_) if r.angular_velocity.iter().any(|&w| w != 0.0) => c.push(
-            ap,
-            Some(format!("{name:?}")),
-            "names a body that spins at its `angular_velocity`; roots follow only a scripted motion (give the \
-             rotation as a `Spin`, `Oscillate` or `Rigid` motion instead)",
-        ),
-        Some(_) => {}
+            "names a kinematic body that spins at its `angular_velocity`; roots follow only a scripted motion \
+             (give the rotation as a `Spin`, `Oscillate` or `Rigid` motion instead)",
+        );
     }
 }
 

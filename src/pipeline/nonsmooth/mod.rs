@@ -18,6 +18,7 @@
 
 mod admm_integrator;
 pub mod assemble;
+mod attached;
 pub mod detect;
 pub mod nodal;
 mod nodal_elastic;
@@ -154,7 +155,11 @@ impl Pipeline for NonsmoothPipeline {
     }
 
     fn contact_points(&self) -> &[ContactPoint] {
-        &self.last
+        // With nodal bodies the rigid bodies' contacts are solved (and recorded) by the nodal step.
+        match &self.nodal {
+            Some(n) => &n.rigid_points,
+            None => &self.last,
+        }
     }
 
     fn describe(&self) -> String {

@@ -37,6 +37,7 @@
 
 use super::super::StepStats;
 use super::admm_integrator::{ElasticSplit, StepSplit};
+use super::attached::Roots;
 use super::nodal_elastic::ElasticAssembly;
 use crate::contact::nodal::{
     CcdOptions, ContactKind, ContactMesh, ContactMeshBuilder, Detector, NodalContact, impact_contacts,
@@ -138,6 +139,8 @@ struct Contact {
     key: (u8, usize, usize),
     /// Rows on dynamic rigid bodies: `(body, Fᵀ J)` with the participant's sign.
     rigid: [Option<(usize, SMatrix<f64, 3, 6>)>; 2],
+    /// World contact point (for output; those of contacts with a rigid body are reported).
+    point: Vector3<f64>,
 }
 
 pub struct NodalStep {
@@ -152,6 +155,9 @@ pub struct NodalStep {
     warm: HashMap<(u8, usize, usize), Vector3<f64>>,
     /// Per-node contact and friction forces of the last step (N).
     pub forces: (Vec<f64>, Vec<f64>),
+    /// The last step's contacts with a rigid body, with their forces (N): those carry no node
+    /// for `forces` to hold them.
+    pub rigid_points: Vec<super::super::ContactPoint>,
     elastic: ElasticAssembly,
     /// Symbolic Cholesky of `M + h² K` (its pattern never changes), for contact-free solves.
     llt: Option<faer::sparse::linalg::solvers::SymbolicLlt<usize>>,
@@ -159,7 +165,14 @@ pub struct NodalStep {
     /// Per rigid body: offset of its 6 velocity unknowns after the nodal ones (`usize::MAX` for a
     /// scripted body); rigid bodies share the global problem with the nodal bodies.
     rigid_off: Vec<usize>,
+    /// Unknowns of the global problem: the nodal free dofs less the roots riding on dynamic
+    /// bodies, then 6 per dynamic body.
     n_total: usize,
+    /// Rod roots riding on dynamic rigid bodies, eliminated onto the bodies' unknowns.
+    roots: Roots,
+    /// Per rigid body: its predicted velocity of this step, whose momentum `M v_pred` every
+    /// Newton iteration's right-hand side carries (the body's own velocity holds the iterate).
+    rigid_pred: Vec<nalgebra::SVector<f64, 6>>,
     /// Penetration recovery of rigid contacts (see `NonsmoothSpec`).
     erp: f64,
     slop: f64,
@@ -232,19 +245,7 @@ impl NodalStep {
             }
         }
         let elastic = ElasticAssembly::new(model, &free, n_free)?;
-        let mut n_total = n_free;
-        let rigid_off = model
-            .rigids
-            .iter()
-            .map(|r| {
-                if r.is_dynamic() {
-                    n_total += 6;
-                    n_total - 6
-                } else {
-                    usize::MAX
-                }
-            })
-            .collect();
+        let (roots, rigid_off, n_total) = Roots::new(model, &free, n_free);
         let (erp, slop) = match &model.pipeline {
             crate::scene::schema::PipelineSpec::Nonsmooth(s) => (s.penetration_correction, s.allowed_penetration),
             _ => (0.0, 0.0),
@@ -259,6 +260,8 @@ impl NodalStep {
             slop,
             rigid_off,
             n_total,
+            roots,
+            rigid_pred: Vec::with_capacity(model.rigids.len()),
             elastic,
             llt: None,
             admm: admm::AdmmCache::default(),
@@ -270,6 +273,7 @@ impl NodalStep {
             detector: Detector::new(),
             warm: HashMap::new(),
             forces: (vec![0.0; model.dof_count()], vec![0.0; model.dof_count()]),
+            rigid_points: Vec::new(),
         })
     }
 
@@ -316,6 +320,7 @@ impl NodalStep {
                         known: -vc,
                         key: (0, i, k),
                         rigid: [None, None],
+                        point: xi - n * d,
                     });
                 }
             }
@@ -369,12 +374,18 @@ impl NodalStep {
                 known: known(rc.a, &rc.point) - known(rc.b, &rc.point),
                 key: (10, ka, kb),
                 rigid: [block(rc.a, &rc.point, &rc.frame, 1.0), block(rc.b, &rc.point, &rc.frame, -1.0)],
+                point: rc.point,
             });
         }
         for (b, body) in bodies.iter().enumerate() {
             let reach = body.shape.bounding_radius() + margin + h * body.linear_velocity.norm();
             let mat_b = model.rigids[b].material;
             for &(i, radius, mat) in &self.thin_nodes {
+                // A root riding on this body touches it by construction; their relative velocity
+                // is zero whatever the solve does.
+                if self.roots.body_of(i) == Some(b) {
+                    continue;
+                }
                 let xi = node(x, i);
                 if (xi - body.position).norm() > reach + radius + h * body.angular_velocity.norm() * reach {
                     continue;
@@ -398,6 +409,7 @@ impl NodalStep {
                         known: -known(p, &g.point),
                         key: (11, i, b),
                         rigid: [None, block(p, &g.point, &frame, -1.0)],
+                        point: g.point,
                     });
                 }
             }
@@ -425,6 +437,7 @@ impl NodalStep {
             known: Vector3::zeros(),
             key: (1 + kind as u8, f0, f1),
             rigid: [None, None],
+            point: node(x, c.nodes[0]),
         }
     }
 
@@ -531,6 +544,12 @@ impl NodalStep {
         }
         // Rigid bodies: predicted (scripted: prescribed) velocities, as in the rigid pipeline.
         super::predict_rigid(model, &mut state.rigid, t, h);
+        self.rigid_pred.clear();
+        self.rigid_pred.extend(state.rigid.iter().map(RigidBody::velocity));
+        // Roots on dynamic bodies: linearized at the start pose. Their first iterate is their
+        // start velocity, like every other node's (the body's prediction would stretch the root
+        // edges by `h² g` and cost Newton iterations).
+        self.roots.begin_step(&state.rigid);
         let clock = Instant::now();
         if self.aniso {
             self.update_structure(model, &x0);
@@ -693,11 +712,9 @@ impl NodalStep {
                 }
                 stats.linear_solve_s += clock.elapsed().as_secs_f64();
                 stats.newton_iterations += 1;
-                let mut k = 0;
                 for d in 0..ndof {
                     if self.free[d] != usize::MAX {
-                        v[d] = vf_new[k];
-                        k += 1;
+                        v[d] = self.roots.value(&vf_new, self.free[d]);
                     }
                 }
                 for (b, &off) in state.rigid.iter_mut().zip(&self.rigid_off) {
@@ -739,42 +756,46 @@ impl NodalStep {
         }
         state.v = v;
         super::advance_rigid_poses(model, &mut state.rigid, t, h);
+        self.roots.finish_step(&state.rigid, &mut state.q, &mut state.v);
         stats
     }
 
     /// The nodal system extended by the dynamic rigid bodies' 6 unknowns each: their mass
-    /// blocks `diag(m 1, R I Rᵀ)` and momenta `M v_pred` (their velocities hold the prediction).
-    fn with_rigid(&self, a: Csc, mut f: Vec<f64>, mut vf: Vec<f64>, bodies: &[RigidBody]) -> (Csc, Vec<f64>, Vec<f64>) {
-        if self.n_total == self.n_free {
+    /// blocks `diag(m 1, R I Rᵀ)` and momenta `M v_pred` (the step's prediction, not the
+    /// current iterate their velocities hold: that would count the previous iteration's
+    /// impulses twice), and their current velocities as the starting guess.
+    /// Roots riding on a body are eliminated onto it (`Pᵀ A P`, `Pᵀ f`, see `attached`).
+    fn with_rigid(&self, a: Csc, f: Vec<f64>, vf: Vec<f64>, bodies: &[RigidBody]) -> (Csc, Vec<f64>, Vec<f64>) {
+        if self.n_total == self.n_free && self.roots.is_empty() {
             return (a, f, vf);
         }
         let ar = a.as_ref();
         let mut t = Vec::with_capacity(ar.compute_nnz() + 36 * bodies.len());
-        for j in 0..self.n_free {
-            for (i, x) in ar.row_idx_of_col_raw(j).iter().zip(ar.val_of_col(j)) {
-                t.push(Triplet::new(*i, j, *x));
-            }
-        }
-        f.resize(self.n_total, 0.0);
-        vf.resize(self.n_total, 0.0);
-        for (b, &off) in bodies.iter().zip(&self.rigid_off) {
+        self.roots.reduce_matrix(&a, &mut t);
+        let mut fr = vec![0.0; self.n_total];
+        self.roots.reduce_vector(&f, &mut fr);
+        let mut vr = Vec::with_capacity(self.n_total);
+        self.roots.restrict(&vf, &mut vr);
+        vr.resize(self.n_total, 0.0);
+        for ((b, &off), pred) in bodies.iter().zip(&self.rigid_off).zip(&self.rigid_pred) {
             if off == usize::MAX {
                 continue;
             }
             let m = b.mass_matrix();
-            let mv = m * b.velocity();
+            let mv = m * pred;
             for i in 0..6 {
-                f[off + i] = mv[i];
-                vf[off + i] = b.velocity()[i];
+                // Added: the roots on this body have put their momenta here.
+                fr[off + i] += mv[i];
+                vr[off + i] = b.velocity()[i];
+                // Zeros too, as the pattern must not depend on the pose (one symbolic
+                // Cholesky serves every contact-free solve).
                 for j in 0..6 {
-                    if m[(i, j)] != 0.0 {
-                        t.push(Triplet::new(off + i, off + j, m[(i, j)]));
-                    }
+                    t.push(Triplet::new(off + i, off + j, m[(i, j)]));
                 }
             }
         }
         let total = Csc::try_new_from_triplets(self.n_total, self.n_total, &t).expect("indices within the unknowns");
-        (total, f, vf)
+        (total, fr, vr)
     }
 
     /// `A v = f` by sparse Cholesky, the symbolic analysis done once.
@@ -834,11 +855,23 @@ impl NodalStep {
                 known += node(v, i) * wt;
                 continue;
             }
+            // A root riding on a body: its weight goes onto the body's columns (`Pᵀ H`).
+            if let Some((off, blk)) = self.roots.contact_block(i, wt, &ct.frame) {
+                for j in 0..6 {
+                    for k in 0..3 {
+                        if blk[(k, j)] != 0.0 {
+                            trip.push(Triplet::new(off + j, 3 * c + k, blk[(k, j)]));
+                        }
+                    }
+                }
+                continue;
+            }
             for a in 0..3 {
                 for b in 0..3 {
                     let val = wt * ct.frame[(a, b)];
                     if val != 0.0 {
-                        trip.push(Triplet::new(self.free[3 * i + a], 3 * c + b, val));
+                        let Some(row) = self.roots.reduced(self.free[3 * i + a]) else { continue };
+                        trip.push(Triplet::new(row, 3 * c + b, val));
                     }
                 }
             }
@@ -861,9 +894,10 @@ impl NodalStep {
         [kn.x + ct.gap.max(0.0) / h - recovery, kn.y, kn.z]
     }
 
-    /// Whether a mesh contact has a node the solve moves (else it can only cost sweeps).
+    /// Whether the solve can change a mesh contact's relative velocity (else it can only cost
+    /// sweeps): it has a free node, and not only roots of one body (`Roots::moves`).
     fn moves(&self, c: &NodalContact) -> bool {
-        c.nodes.iter().zip(&c.weights).any(|(&i, &w)| w != 0.0 && self.free[3 * i] != usize::MAX)
+        self.roots.moves(&self.free, &c.nodes, &c.weights)
     }
 
     /// Continuous collision detection over the step `x0 → x0 + h v` (velocities of the free
@@ -884,7 +918,7 @@ impl NodalStep {
         let x1: Vec<f64> = (0..x0.len())
             .map(|d| {
                 let vd = match (p, self.free[d]) {
-                    (Some(p), fd) if fd != usize::MAX => p[fd],
+                    (Some(p), fd) if fd != usize::MAX => self.roots.value(p, fd),
                     _ => v[d],
                 };
                 x0[d] + h * vd
@@ -911,6 +945,7 @@ impl NodalStep {
         let (fnorm, ffric) = &mut self.forces;
         fnorm.fill(0.0);
         ffric.fill(0.0);
+        self.rigid_points.clear();
         if r.len() != 3 * contacts.len() {
             return;
         }
@@ -918,6 +953,16 @@ impl NodalStep {
             let rn = ct.frame.column(0) * (r[3 * c] / h);
             let rt = (ct.frame.column(1) * r[3 * c + 1] + ct.frame.column(2) * r[3 * c + 2]) / h;
             self.warm.insert(ct.key, rn + rt);
+            if ct.rigid.iter().any(Option::is_some) {
+                self.rigid_points.push(super::super::ContactPoint {
+                    point: ct.point,
+                    normal_force: rn,
+                    friction_force: rt,
+                    tangent: ct.frame.column(1).into_owned(),
+                    mu: [ct.cone.mu_t, ct.cone.mu_b],
+                    gap: ct.gap,
+                });
+            }
             for (&i, &wt) in ct.nodes.iter().zip(&ct.weights) {
                 for k in 0..3 {
                     fnorm[3 * i + k] += wt * rn[k];

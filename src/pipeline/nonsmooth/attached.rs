@@ -1,0 +1,239 @@
+//! Rod roots riding on dynamic rigid bodies (`attach_to` naming a dynamic body) in the nodal
+//! step.
+//!
+//! A root is rigidly attached to its body at the body-frame offset `r_b` (from the scene
+//! placement), so its velocity is not an unknown: `v_root = V + ω × r` with `r = R r_b`, `R` the
+//! body's orientation at the step's start (the linearization point, as for rigid contacts). The
+//! nodal assembly keeps the roots as ordinary free dofs; this map `P` (reduced unknowns → nodal
+//! free unknowns and rigid unknowns) eliminates them when the total system is built:
+//! `Pᵀ A P v = Pᵀ f`, contact columns `Pᵀ H`. A root's row block of `P` is `[1, −[r]×]` on its
+//! body's 6 columns (the same point Jacobian as a rigid contact's), every other row is one
+//! identity entry. So the roots' masses join the body's mass and inertia (parallel-axis terms
+//! included) through `Pᵀ M P`, the rods' elastic forces at the roots act on the body as a force
+//! and a torque `r × F`, and a contact touching a root pushes on the body.
+//!
+//! Without attached roots the map is the identity and every product below reproduces the plain
+//! assembly entry for entry (same triplets in the same order).
+//!
+//! After the step the roots are put back on the body's new pose, `x = c + R r_b` (the straight
+//! step `x0 + h v_root` would leave the turning body by `O(h² |ω|² |r|)` per step and drift). Their
+//! velocity stays the step's `V + ω × r`, with `r` at the step's start: that is the velocity the
+//! solve used for their momentum, so the next step starts from exactly the momentum this one
+//! ended with (the rigid velocity at the new offset would add `m h ω × (ω × r)` per step).
+
+use crate::dfcp::problem::Csc;
+use crate::model::{Model, set_node};
+use crate::rigid::RigidBody;
+use faer::sparse::Triplet;
+use nalgebra::{Matrix3, SMatrix, Vector3};
+
+/// Where a nodal free unknown goes in the reduced unknowns.
+#[derive(Clone, Copy, Debug)]
+enum Map {
+    /// An unknown of its own, at this reduced index.
+    Free(usize),
+    /// Component `axis` of root `root`'s velocity: its body's `V + ω × r`.
+    Root { root: u32, axis: u8 },
+}
+
+/// One attached root.
+#[derive(Clone, Copy, Debug)]
+struct Root {
+    node: usize,
+    /// Index of the body in `Model::rigids`.
+    body: usize,
+    /// Reduced offset of the body's 6 velocity unknowns.
+    off: usize,
+    /// Offset from the centre of mass, body frame.
+    local: Vector3<f64>,
+}
+
+/// The elimination map of attached roots (module doc).
+pub(super) struct Roots {
+    map: Vec<Map>,
+    roots: Vec<Root>,
+    /// Per node: the root it is (`u32::MAX`: not an attached root).
+    root_of: Vec<u32>,
+    /// Per root: its world offset `R r_b` at the step's start.
+    r: Vec<Vector3<f64>>,
+}
+
+/// Up to three `(reduced index, coefficient)` terms of one nodal unknown; `.1` of them are used.
+type Terms = ([(usize, f64); 3], usize);
+
+impl Roots {
+    /// The map for `model` with nodal free numbering `free` (`n_free` unknowns). Returns it, the
+    /// reduced offset of each rigid body's 6 unknowns (`usize::MAX` for a scripted body) and the
+    /// number of reduced unknowns.
+    pub fn new(model: &Model, free: &[usize], n_free: usize) -> (Roots, Vec<usize>, usize) {
+        let mut root_of = vec![u32::MAX; model.node_count()];
+        let mut roots = Vec::new();
+        for b in &model.rod_bundles {
+            let Some(att) = &b.attached else { continue };
+            for (piece, local) in b.rods.iter().zip(&att.offsets) {
+                // Build rejects a root that is also scripted; should one be, it stays scripted.
+                if free[3 * piece.first] == usize::MAX {
+                    continue;
+                }
+                root_of[piece.first] = roots.len() as u32;
+                roots.push(Root { node: piece.first, body: att.body, off: usize::MAX, local: *local });
+            }
+        }
+        let mut map = vec![Map::Free(0); n_free];
+        let mut n = 0;
+        for (d, &fi) in free.iter().enumerate() {
+            if fi == usize::MAX {
+                continue;
+            }
+            map[fi] = match root_of[d / 3] {
+                u32::MAX => {
+                    n += 1;
+                    Map::Free(n - 1)
+                }
+                k => Map::Root { root: k, axis: (d % 3) as u8 },
+            };
+        }
+        let mut n_total = n;
+        let rigid_off: Vec<usize> = model
+            .rigids
+            .iter()
+            .map(|r| {
+                if r.is_dynamic() {
+                    n_total += 6;
+                    n_total - 6
+                } else {
+                    usize::MAX
+                }
+            })
+            .collect();
+        for root in &mut roots {
+            root.off = rigid_off[root.body];
+        }
+        let r = vec![Vector3::zeros(); roots.len()];
+        (Roots { map, roots, root_of, r }, rigid_off, n_total)
+    }
+
+    /// Whether any root rides on a body.
+    pub fn is_empty(&self) -> bool {
+        self.roots.is_empty()
+    }
+
+    /// The body node `i` is a root of, if it is one.
+    pub fn body_of(&self, i: usize) -> Option<usize> {
+        self.roots.get(self.root_of[i] as usize).map(|r| r.body)
+    }
+
+    /// Linearize at the bodies' start-of-step poses: `r = R r_b` for every root.
+    pub fn begin_step(&mut self, bodies: &[RigidBody]) {
+        for (r, root) in self.r.iter_mut().zip(&self.roots) {
+            *r = bodies[root.body].orientation * root.local;
+        }
+    }
+
+    /// The terms of nodal free unknown `fi` in the reduced unknowns (row `fi` of `P`).
+    #[inline]
+    fn terms(&self, fi: usize) -> Terms {
+        match self.map[fi] {
+            Map::Free(k) => ([(k, 1.0), (0, 0.0), (0, 0.0)], 1),
+            Map::Root { root, axis } => {
+                let (a, off, r) = (axis as usize, self.roots[root as usize].off, self.r[root as usize]);
+                // Row `a` of `[1, −[r]×]`: (ω × r)_a = Σ_j (−[r]×)_{a j} ω_j, two non-zeros.
+                let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+                // (ω × r)_a = ω_b r_c − ω_c r_b for the cyclic (a, b, c).
+                ([(off + a, 1.0), (off + 3 + b, r[c]), (off + 3 + c, -r[b])], 3)
+            }
+        }
+    }
+
+    /// Pushes the triplets of `Pᵀ A P` restricted to the nodal block `a` (`n_free` square).
+    pub fn reduce_matrix(&self, a: &Csc, t: &mut Vec<Triplet<usize, usize, f64>>) {
+        let ar = a.as_ref();
+        for j in 0..ar.ncols() {
+            let (tj, nj) = self.terms(j);
+            for (&i, &x) in ar.row_idx_of_col_raw(j).iter().zip(ar.val_of_col(j)) {
+                let (ti, ni) = self.terms(i);
+                // Every term is pushed, zero or not: the pattern must not depend on the pose
+                // (the contact-free solve reuses one symbolic Cholesky).
+                for &(ri, ci) in &ti[..ni] {
+                    for &(rj, cj) in &tj[..nj] {
+                        t.push(Triplet::new(ri, rj, ci * x * cj));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds `Pᵀ f` of the nodal part `f` (nodal free numbering) to `out` (reduced numbering).
+    pub fn reduce_vector(&self, f: &[f64], out: &mut [f64]) {
+        for (fi, &x) in f.iter().enumerate() {
+            let (t, n) = self.terms(fi);
+            for &(k, c) in &t[..n] {
+                out[k] += c * x;
+            }
+        }
+    }
+
+    /// The reduced nodal entries of `vf` (nodal free numbering): the roots' dropped, the rest in order.
+    pub fn restrict(&self, vf: &[f64], out: &mut Vec<f64>) {
+        out.extend(vf.iter().zip(&self.map).filter_map(|(&x, m)| matches!(m, Map::Free(_)).then_some(x)));
+    }
+
+    /// The reduced index of nodal free unknown `fi`, `None` for a root's (eliminated).
+    #[inline]
+    pub fn reduced(&self, fi: usize) -> Option<usize> {
+        match self.map[fi] {
+            Map::Free(k) => Some(k),
+            Map::Root { .. } => None,
+        }
+    }
+
+    /// Nodal free unknown `fi` from reduced unknowns `p` (`(P p)_fi`).
+    #[inline]
+    pub fn value(&self, p: &[f64], fi: usize) -> f64 {
+        let (t, n) = self.terms(fi);
+        t[..n].iter().map(|&(k, c)| c * p[k]).sum()
+    }
+
+    /// Contact column entries of node `i` (weight `wt`, contact frame `frame`) when it is a root:
+    /// the 3×6 block `wt Fᵀ [1, −[r]×]` and the body's reduced offset. `None` for other nodes.
+    pub fn contact_block(&self, i: usize, wt: f64, frame: &Matrix3<f64>) -> Option<(usize, SMatrix<f64, 3, 6>)> {
+        let k = *self.root_of.get(i)? as usize;
+        let root = self.roots.get(k)?;
+        let mut j = SMatrix::<f64, 3, 6>::zeros();
+        j.fixed_view_mut::<3, 3>(0, 0).copy_from(&Matrix3::identity());
+        j.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-self.r[k].cross_matrix()));
+        Some((root.off, frame.transpose() * j * wt))
+    }
+
+    /// Whether a contact over `nodes` with `weights` can be changed by the solve: it has a free
+    /// node that is no root, or roots on two different bodies, or a root and a scripted node.
+    /// (A contact among the roots of one body only has an identically zero relative velocity.)
+    pub fn moves(&self, free: &[usize], nodes: &[usize], weights: &[f64]) -> bool {
+        let (mut body, mut scripted) = (None, false);
+        for (&i, &w) in nodes.iter().zip(weights) {
+            if w == 0.0 {
+                continue;
+            }
+            if free[3 * i] == usize::MAX {
+                scripted = true;
+                continue;
+            }
+            match self.body_of(i) {
+                None => return true,
+                Some(b) if body.is_some_and(|o| o != b) => return true,
+                Some(b) => body = Some(b),
+            }
+        }
+        body.is_some() && scripted
+    }
+
+    /// After the step: every root on its body's new pose, `x = c + R r_b`, moving at the step's
+    /// `V + ω × r` (module doc), `r` at the step's start.
+    pub fn finish_step(&self, bodies: &[RigidBody], q: &mut [f64], v: &mut [f64]) {
+        for (root, r) in self.roots.iter().zip(&self.r) {
+            let b = &bodies[root.body];
+            set_node(q, root.node, &b.world_point(&root.local));
+            set_node(v, root.node, &(b.linear_velocity + b.angular_velocity.cross(r)));
+        }
+    }
+}
