@@ -235,6 +235,22 @@ impl StepSplit<'_> {
         y
     }
 
+    /// `f += D_eᵀ y` over the free dofs (node k gets `y_k`, node 0 gets `−Σ_k y_k`).
+    fn add_dt(&self, s: &Stencil, y: &[f64; K], f: &mut [f64]) {
+        for k in 1..s.nn as usize {
+            for d in 0..3 {
+                let yk = y[3 * (k - 1) + d];
+                let (a, b) = (self.free[3 * s.nodes[k] + d], self.free[3 * s.nodes[0] + d]);
+                if a != usize::MAX {
+                    f[a] += yk;
+                }
+                if b != usize::MAX {
+                    f[b] -= yk;
+                }
+            }
+        }
+    }
+
     /// Positions of the stencil's nodes for edge vectors `z` (node 0 at the origin).
     fn positions(s: &Stencil, z: &[f64; K]) -> [Vector3<f64>; 4] {
         std::array::from_fn(|k| {
@@ -314,21 +330,9 @@ impl Splitting for StepSplit<'_> {
     fn add_rhs(&self, f: &mut [f64]) {
         let sp = &*self.split;
         for (e, el) in sp.elements.iter().enumerate() {
-            let s = &self.stencils[el.stencil];
             let hw = self.h * el.weight;
-            for k in 1..s.nn as usize {
-                for d in 0..3 {
-                    let j = K * e + 3 * (k - 1) + d;
-                    let sv = hw * (sp.z[j] - sp.u[j] - sp.c[j]);
-                    let (a, b) = (self.free[3 * s.nodes[k] + d], self.free[3 * s.nodes[0] + d]);
-                    if a != usize::MAX {
-                        f[a] += sv;
-                    }
-                    if b != usize::MAX {
-                        f[b] -= sv;
-                    }
-                }
-            }
+            let y: [f64; K] = std::array::from_fn(|j| hw * (sp.z[K * e + j] - sp.u[K * e + j] - sp.c[K * e + j]));
+            self.add_dt(&self.stencils[el.stencil], &y, f);
         }
     }
 
@@ -377,20 +381,9 @@ impl Splitting for StepSplit<'_> {
         let mut energy = 0.0;
         for (e, (en, g)) in locals.iter().enumerate() {
             energy += en;
-            let s = &self.stencils[self.split.elements[e].stencil];
-            for k in 1..s.nn as usize {
-                for d in 0..3 {
-                    // ∂E/∂x_k = ∂Ê/∂y_k and ∂E/∂x_0 = −Σ_k ∂Ê/∂y_k.
-                    let gv = self.h * g[3 * (k - 1) + d];
-                    let (a, b) = (self.free[3 * s.nodes[k] + d], self.free[3 * s.nodes[0] + d]);
-                    if a != usize::MAX {
-                        f[a] -= gv;
-                    }
-                    if b != usize::MAX {
-                        f[b] += gv;
-                    }
-                }
-            }
+            // ∇E = D_eᵀ ∇Ê (∂E/∂x_k = ∂Ê/∂y_k, ∂E/∂x_0 = −Σ_k ∂Ê/∂y_k).
+            let y: [f64; K] = std::array::from_fn(|j| -self.h * g[j]);
+            self.add_dt(&self.stencils[self.split.elements[e].stencil], &y, f);
         }
         self.energy = energy;
         self.split.gradients = locals;
