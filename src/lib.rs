@@ -5,6 +5,7 @@ pub mod contact;
 pub mod dfcp;
 pub mod energy;
 pub mod friction;
+pub mod integrator;
 pub mod linalg;
 pub mod mesh;
 pub mod model;

@@ -55,6 +55,8 @@ fn settle(model: &Model, state: &mut State) {
     }
     state.time = 0.0;
     state.step = 0;
+    // The relaxation's velocities were zeroed after every step: no multistep history survives.
+    state.history = None;
     state.v = v0;
     for (b, v) in state.rigid.iter_mut().zip(&rigid_v0) {
         b.set_velocity(v);

@@ -167,7 +167,7 @@ pub fn memory_estimate(model: &Model) -> (usize, usize, usize) {
     use faer::sparse::SymbolicSparseColMatRef;
     use faer::sparse::linalg::cholesky::factorize_symbolic_cholesky;
     const BASELINE: usize = 14_000_000; // measured RSS of a run of a 192-tet scene
-    let sys = System::new(model);
+    let sys = System::new(model, true);
     let p = &sys.jacobian.pattern;
     let sym = SymbolicSparseColMatRef::new_checked(p.n, p.n, &p.col_ptr, None, &p.row_idx);
     let fill = factorize_symbolic_cholesky(sym, faer::Side::Lower, Default::default(), Default::default())

@@ -265,10 +265,27 @@ impl Model {
     /// Set the velocities `v` of scripted nodes for the step `[t, t + h]` from positions `x`:
     /// the velocity that lands each on its path at the end of the step (both pipelines).
     pub fn set_kinematic_velocities(&self, x: &[f64], t: f64, h: f64, v: &mut [f64]) {
+        self.set_stage_kinematic_velocities(x, x, t, h, h, v);
+    }
+
+    /// The same for an integrator stage that ends at `t + duration` with positions
+    /// `q = q_hat + dq_dv v` (`crate::integrator`): the velocity that puts each scripted node on
+    /// its path at the stage's end, from its position `x` at `t`. Backward Euler
+    /// (`q_hat = x`, `dq_dv = duration`) gives the landing velocity exactly.
+    pub fn set_stage_kinematic_velocities(
+        &self,
+        x: &[f64],
+        q_hat: &[f64],
+        t: f64,
+        duration: f64,
+        dq_dv: f64,
+        v: &mut [f64],
+    ) {
         for set in &self.kinematic {
-            let step = set.motion.step(t, h);
+            let step = set.motion.step(t, duration);
             for (&i, rest) in set.nodes.iter().zip(&set.rest) {
-                let vk = step.landing_velocity(rest, &node(x, i));
+                let lv = step.landing_velocity(rest, &node(x, i));
+                let vk = lv * (duration / dq_dv) + (node(x, i) - node(q_hat, i)) / dq_dv;
                 v[3 * i..3 * i + 3].copy_from_slice(vk.as_slice());
             }
         }
@@ -333,6 +350,17 @@ pub struct State {
     /// Reference frames of every rod (bundles in order, rods in order), time-parallel
     /// transported each step.
     pub rod_frames: Vec<crate::energy::rod::RodFrames>,
+    /// The start of the previous step, for multistep integrators (BDF2); `None` at the start of
+    /// a run and after a step of another size.
+    pub history: Option<StepHistory>,
+}
+
+/// Positions and velocities at the start of the previous step, and that step's size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepHistory {
+    pub q: Vec<f64>,
+    pub v: Vec<f64>,
+    pub h: f64,
 }
 
 /// Node `i` of a generalized vector.

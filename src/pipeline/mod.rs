@@ -79,6 +79,8 @@ impl StepStats {
 pub enum StepError {
     #[error("the state became non-finite (NaN or infinity) at t = {time} s")]
     NonFinite { time: f64 },
+    #[error("the step from t = {time} s cannot be taken: {why}")]
+    Undefined { time: f64, why: String },
 }
 
 /// A contact point of the last step with its force on the first participant (N).

@@ -283,7 +283,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         pipeline: scene.pipeline.clone(),
         output: scene.output,
     };
-    let state = State { time: 0.0, step: 0, q, v, kappa, rigid: rigid_state, rod_frames };
+    let state = State { time: 0.0, step: 0, q, v, kappa, rigid: rigid_state, rod_frames, history: None };
     Ok((model, state))
 }
 

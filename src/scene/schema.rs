@@ -778,6 +778,11 @@ pub struct PenaltySpec {
     /// `Lagged`: taken from the start of the step (IPC).
     #[serde(default)]
     pub friction: FrictionEvaluation,
+    /// `friction: Lagged` only: fixed-point iterations that re-solve each stage with the normal
+    /// forces and sliding basis taken from the previous solve's end positions (001 Fig. 4); 0
+    /// keeps them from the start of the step.
+    #[serde(default)]
+    pub lagged_iterations: usize,
     #[serde(default)]
     pub contact: PenaltyContactSpec,
     #[serde(default)]
@@ -787,10 +792,77 @@ pub struct PenaltySpec {
     pub on_failure: OnFailure,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+/// The time integrator of the penalty pipeline (`crate::integrator`): every stage carries the
+/// whole force, contact and friction included (001).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(from = "IntegratorRepr")]
 pub enum IntegratorSpec {
+    /// First order, L-stable (001 eq. 22).
     #[default]
     BackwardEuler,
+    /// Trapezoidal rule (001 eq. 23): second order, energy-conserving on linear problems, not
+    /// L-stable.
+    Trapezoid,
+    /// Second-order backward differentiation, started by one backward-Euler step.
+    Bdf2,
+    /// Trapezoid over `gamma h`, then BDF2 (second order, L-stable). `TrBdf2` alone takes the
+    /// classic `gamma = 2 - sqrt(2)`; `TrBdf2(gamma: 0.5)` another one in (0, 1).
+    TrBdf2 { gamma: f64 },
+    /// Two-stage singly diagonally implicit Runge–Kutta, gamma = 1 - sqrt(2)/2 (second order,
+    /// L-stable).
+    Sdirk2,
+    /// IPC's trapezoid for comparisons only: contact and friction backward Euler, the other forces
+    /// trapezoidal (001 shows it blowing up on the ball in a box).
+    TrapezoidDecoupled,
+}
+
+/// How an integrator may be written: a bare name (`TrBdf2`, `TrBdf2()`) or `TrBdf2(gamma: G)`.
+#[derive(Deserialize)]
+#[serde(
+    untagged,
+    expecting = "an integrator: BackwardEuler, Trapezoid, Bdf2, TrBdf2, TrBdf2(gamma: G), Sdirk2 or TrapezoidDecoupled"
+)]
+enum IntegratorRepr {
+    Name(IntegratorName),
+    Full(IntegratorWithParameters),
+}
+
+#[derive(Deserialize)]
+enum IntegratorName {
+    BackwardEuler,
+    Trapezoid,
+    Bdf2,
+    TrBdf2,
+    Sdirk2,
+    TrapezoidDecoupled,
+}
+
+#[derive(Deserialize)]
+enum IntegratorWithParameters {
+    TrBdf2(TrBdf2Parameters),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TrBdf2Parameters {
+    #[serde(default = "crate::integrator::tr_bdf2_default_gamma")]
+    gamma: f64,
+}
+
+impl From<IntegratorRepr> for IntegratorSpec {
+    fn from(r: IntegratorRepr) -> Self {
+        match r {
+            IntegratorRepr::Name(n) => match n {
+                IntegratorName::BackwardEuler => IntegratorSpec::BackwardEuler,
+                IntegratorName::Trapezoid => IntegratorSpec::Trapezoid,
+                IntegratorName::Bdf2 => IntegratorSpec::Bdf2,
+                IntegratorName::TrBdf2 => IntegratorSpec::TrBdf2 { gamma: crate::integrator::tr_bdf2_default_gamma() },
+                IntegratorName::Sdirk2 => IntegratorSpec::Sdirk2,
+                IntegratorName::TrapezoidDecoupled => IntegratorSpec::TrapezoidDecoupled,
+            },
+            IntegratorRepr::Full(IntegratorWithParameters::TrBdf2(p)) => IntegratorSpec::TrBdf2 { gamma: p.gamma },
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -866,6 +938,9 @@ pub struct NewtonSpec {
     /// How Newton's linear systems are solved.
     #[serde(default)]
     pub linear_solver: LinearSolverSpec,
+    /// BiCGSTAB iterations per Newton step at most (`linear_solver: Iterative`).
+    #[serde(default = "default_max_linear_iterations")]
+    pub max_linear_iterations: usize,
     /// Include the derivatives of the sliding basis and normal force in the Jacobian (001).
     #[serde(default = "yes")]
     pub sliding_basis_derivatives: bool,
@@ -882,6 +957,7 @@ impl Default for NewtonSpec {
             max_line_search_steps: default_max_line_search(),
             max_step_halvings: default_step_halvings(),
             linear_solver: LinearSolverSpec::default(),
+            max_linear_iterations: default_max_linear_iterations(),
             sliding_basis_derivatives: true,
         }
     }
@@ -895,6 +971,9 @@ pub fn default_step_tolerance() -> f64 {
 }
 pub fn default_max_iterations() -> usize {
     50
+}
+pub fn default_max_linear_iterations() -> usize {
+    1000
 }
 pub fn default_c1() -> f64 {
     1e-4
@@ -922,6 +1001,10 @@ pub enum LinearSolverSpec {
     /// A fresh sparse LU of the full (non-symmetric) Jacobian at every Newton iteration and a
     /// direct solve (001's "Direct"; slower, no iterative tolerance involved).
     Lu,
+    /// 001's "Iterative" (Algorithm 2): inexact Newton with BiCGSTAB, Eisenstat–Walker forcing
+    /// and Jacobian-vector products by forward-mode AD of the residual; no Jacobian is assembled
+    /// (block-Jacobi preconditioner), so memory stays O(nodes + elements).
+    Iterative,
 }
 
 /// Which files a run writes.

@@ -980,4 +980,19 @@ fn pipeline(c: &mut Checks, s: &Scene) {
     }
     c.check("pipeline.newton.armijo", n.armijo, |v| v > 0.0 && v < 1.0, "must be in (0, 1)");
     c.check("pipeline.newton.backtrack", n.backtrack, |v| v > 0.0 && v < 1.0, "must be in (0, 1)");
+    if let IntegratorSpec::TrBdf2 { gamma } = pen.integrator {
+        c.check(
+            "pipeline.integrator.gamma",
+            gamma,
+            |g| g > 0.0 && g < 1.0,
+            "must be in (0, 1) (the TR stage's fraction of the step)",
+        );
+    }
+    if pen.lagged_iterations > 0 && pen.friction != FrictionEvaluation::Lagged {
+        c.push(
+            "pipeline.lagged_iterations",
+            Some(pen.lagged_iterations.to_string()),
+            "applies to `friction: Lagged` only (implicit friction has nothing to iterate)",
+        );
+    }
 }

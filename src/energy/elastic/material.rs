@@ -179,28 +179,42 @@ impl Material {
         }
     }
 
-    /// First Piola–Kirchhoff stress P = ∂Ψ/∂F (Pa). P(I) = 0.
+    /// First Piola–Kirchhoff stress P = ∂Ψ/∂F (Pa). P(I) = 0. The f64 face of
+    /// [`Self::pk1_generic`], so that the residual and its forward-mode AD derivatives are one code.
+    pub fn pk1(&self, f: &Matrix3<f64>) -> Matrix3<f64> {
+        let fa: [[f64; 3]; 3] = std::array::from_fn(|i| std::array::from_fn(|j| f[(i, j)]));
+        let p = self.pk1_generic(&fa);
+        Matrix3::from_fn(|i, j| p[i][j])
+    }
+
+    /// P(F) generic over the scalar (`f[i][j]` row i, column j): f64 for forces, a dual number
+    /// for exact Jacobian-vector products (001 Algorithm 2).
     ///
     /// Neo-Hookean: P = μ F + (λ ln J − μ) cof(F) / J; all entries NaN for J ≤ 0 (undefined).
     /// Stable neo-Hookean: P = μ'(1 − 1/(I_C + 1)) F + λ'(J − α) cof(F).
-    pub fn pk1(&self, f: &Matrix3<f64>) -> Matrix3<f64> {
-        let g = cofactor(f);
-        // J from the cofactor: saves a second determinant (J = f0 · (f1×f2)).
-        let j = f.column(0).dot(&g.column(0));
-        match self.model {
+    pub fn pk1_generic<T: DualNum<Primitive = f64> + Copy>(&self, f: &[[T; 3]; 3]) -> [[T; 3]; 3] {
+        let col = |j: usize| [f[0][j], f[1][j], f[2][j]];
+        let cross =
+            |a: [T; 3], b: [T; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+        let (f0, f1, f2) = (col(0), col(1), col(2));
+        // cof(F) = ∂J/∂F has the columns f1×f2, f2×f0, f0×f1; J = f0 · (f1×f2).
+        let g = [cross(f1, f2), cross(f2, f0), cross(f0, f1)];
+        let j = f0[0] * g[0][0] + f0[1] * g[0][1] + f0[2] * g[0][2];
+        let (cf, cg) = match self.model {
             ElasticModel::NeoHookean => {
-                if j <= 0.0 {
-                    return Matrix3::from_element(f64::NAN);
+                if j.re() <= 0.0 {
+                    return [[T::from(f64::NAN); 3]; 3];
                 }
                 let (mu, lambda) = (self.lame.mu, self.lame.lambda);
-                f * mu + g * ((lambda * j.ln() - mu) / j)
+                (T::from(mu), (j.ln() * lambda - mu) / j)
             }
             ElasticModel::StableNeoHookean => {
                 let p = SnhParams::new(&self.lame);
-                let ic = f.norm_squared();
-                f * (p.mu * (1.0 - 1.0 / (ic + 1.0))) + g * (p.lambda * (j - p.alpha))
+                let ic = f.iter().flatten().fold(T::from(0.0), |s, &x| s + x * x);
+                ((T::from(1.0) - (ic + 1.0).recip()) * p.mu, (j - p.alpha) * p.lambda)
             }
-        }
+        };
+        std::array::from_fn(|r| std::array::from_fn(|c| f[r][c] * cf + g[c][r] * cg))
     }
 
     /// The coefficients of ∂P/∂F = a I + b f fᵀ + c g gᵀ + d ∂²J/∂F² (f = vec F,

@@ -141,6 +141,23 @@ impl TetElement {
         h
     }
 
+    /// The energy gradient (negated elastic forces) generic over the scalar: `∂E/∂x_a = V P c_a`
+    /// with P from [`Material::pk1_generic`], the code [`Self::energy_gradient`] runs at f64.
+    /// With dual numbers seeded by a direction it gives the Hessian-vector product exactly.
+    pub fn gradient_generic<T: DualNum<Primitive = f64> + Copy>(&self, m: &Material, x: &[[T; 3]; 4]) -> [[T; 3]; 4] {
+        let mut f = [[T::from(0.0); 3]; 3];
+        for (i, row) in f.iter_mut().enumerate() {
+            for (j, fij) in row.iter_mut().enumerate() {
+                for k in 0..3 {
+                    *fij += (x[k + 1][i] - x[0][i]) * self.dm_inv[(k, j)];
+                }
+            }
+        }
+        let p = m.pk1_generic(&f);
+        self.shape_gradients()
+            .map(|c| std::array::from_fn(|i| (p[i][0] * c[0] + p[i][1] * c[1] + p[i][2] * c[2]) * self.rest_volume))
+    }
+
     /// Element energy generic over the scalar type (num-dual numbers): forward-mode AD of this
     /// gives exact gradients, Hessians and Jacobian-vector products. Slow; for tests and
     /// matrix-free products, not for assembly.

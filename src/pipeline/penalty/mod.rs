@@ -1,17 +1,21 @@
 //! The penalty pipeline of 001: cubic penalty contact with adaptive stiffening, smoothed
-//! Coulomb/Stribeck friction evaluated implicitly (or lagged), backward Euler, damped Newton with
-//! sparse LU and a backtracking line search on the residual norm.
+//! Coulomb/Stribeck friction evaluated implicitly (or lagged), any integrator of
+//! `crate::integrator` with the whole force in every stage, damped Newton with a backtracking line
+//! search on the residual norm.
 
 pub mod contacts;
+pub mod matrix_free;
+mod newton;
 pub mod system;
 
 use super::{Pipeline, StepError, StepStats};
 use crate::contact::penalty::Penalty;
-use crate::model::{Model, State, node};
-use crate::scene::schema::{FrictionEvaluation, LinearSolverSpec, NewtonSpec, PenaltySpec};
-use contacts::{Detector, lagged_entries, strip_friction};
-use std::time::Instant;
-use system::{BACKWARD_EULER, Stage, System};
+use crate::integrator::{Level, LevelState, Levels, Scheme};
+use crate::model::{Model, State, StepHistory, node};
+use crate::scene::schema::{FrictionEvaluation, IntegratorSpec, LinearSolverSpec, PenaltySpec};
+use contacts::{Detector, lagged_entries};
+use newton::StageProblem;
+use system::{StageSystem, System};
 
 pub struct PenaltyPipeline {
     spec: PenaltySpec,
@@ -22,26 +26,31 @@ pub struct PenaltyPipeline {
     v_trial: Vec<f64>,
     dir: Vec<f64>,
     lagged: Vec<contacts::ContactEntry>,
-    last: Option<(f64, f64)>, // (t1, h) of the last step, for force output
-    /// Step size of the solve in progress (the scene's dt, or a fraction of it when halving).
-    h: f64,
+    /// The last stage of the last step, for force output.
+    last: Option<StageSystem>,
+    /// Name of the scheme of the last step.
+    scheme_name: &'static str,
+    /// Work space of `linear_solver: Iterative` (made at its first use).
+    matrix_free: Option<matrix_free::MatrixFree>,
 }
 
-/// Outcome of one Newton solve.
-struct NewtonOutcome {
-    iterations: usize,
-    line_search_steps: usize,
-    residual: f64,
+/// Outcome of the stages of one step.
+struct StagesOutcome {
     failure: Option<String>,
+    residual: f64,
+    /// Smallest active gap over every stage's final contacts.
+    min_gap: f64,
+    active_contacts: usize,
 }
 
 impl PenaltyPipeline {
     pub fn new(model: &Model, state: &State, spec: PenaltySpec) -> PenaltyPipeline {
         let n = model.dof_count();
-        let mut system = System::new(model);
+        let mut system = System::new(model, spec.newton.linear_solver != LinearSolverSpec::Iterative);
         system.linear.direct_lu = spec.newton.linear_solver == LinearSolverSpec::Lu;
         let nf = system.n_free;
         PenaltyPipeline {
+            scheme_name: Scheme::new(spec.integrator, false).name,
             spec,
             system,
             kappa0: state.kappa,
@@ -50,221 +59,170 @@ impl PenaltyPipeline {
             dir: vec![0.0; nf],
             lagged: Vec::new(),
             last: None,
-            h: model.dt,
+            matrix_free: None,
         }
     }
 
-    fn stage(&self) -> Stage {
-        match self.spec.integrator {
-            crate::scene::schema::IntegratorSpec::BackwardEuler => BACKWARD_EULER,
-        }
-    }
-
-    /// Acceleration norms of the residual: (inf-norm, 2-norm) of `r_i / (m_i h)` over free DOFs.
-    fn residual_norms(&self, model: &Model, h: f64) -> (f64, f64) {
-        let (mut inf, mut sq) = (0.0f64, 0.0);
-        for (dof, &fi) in self.system.free.iter().enumerate() {
-            if fi != usize::MAX {
-                let a = self.system.residual[fi] / (model.node_mass[dof / 3] * h);
-                inf = inf.max(a.abs());
-                sq += a * a;
-            }
-        }
-        (if sq.is_finite() { inf } else { f64::INFINITY }, sq.sqrt())
-    }
-
-    /// Positions `q = q0 + a h v`, then contacts at `q`, then the residual (and Jacobian).
+    /// Body and contact forces at a known level `(q, v)` in the window `sys`; with `lagged`, the
+    /// friction of the current lagged entries (a stage's own force), otherwise implicit.
     #[allow(clippy::too_many_arguments)]
-    fn evaluate(
+    fn known_force(
         &mut self,
         model: &Model,
         detector: &Detector,
         penalty: Penalty,
-        q0: &[f64],
-        v: &[f64],
-        v_hat: &[f64],
-        t1: f64,
-        jacobian: bool,
-        timing: &mut StepStats,
-    ) -> Result<(), system::EvalError> {
-        let start = Instant::now();
-        let stage = self.stage();
-        let h = self.h;
-        for ((qi, q0i), vi) in self.q.iter_mut().zip(q0).zip(v) {
-            *qi = q0i + stage.a * h * vi;
-        }
+        sys: StageSystem,
+        level: &LevelState,
+        lagged: bool,
+        stats: &mut StepStats,
+    ) -> Result<(Vec<f64>, Vec<f64>), String> {
+        let start = std::time::Instant::now();
         let basis = self.spec.newton.sliding_basis_derivatives;
-        detector.detect(model, &self.q, t1, penalty, basis, &mut self.system.contacts);
-        if self.spec.friction == FrictionEvaluation::Lagged {
-            strip_friction(&mut self.system.contacts);
+        detector.detect(model, &level.q, sys.t1(), penalty, basis, &mut self.system.contacts);
+        if lagged {
+            contacts::strip_friction(&mut self.system.contacts);
             self.system.contacts.extend_from_slice(&self.lagged);
         }
-        let q = std::mem::take(&mut self.q);
-        let mut res = self.system.evaluate(model, stage, h, t1, &q, v, v_hat, jacobian, None);
-        if res.is_ok() && jacobian && self.system.grow_pattern_if_needed(model) {
-            res = self.system.evaluate(model, stage, h, t1, &q, v, v_hat, jacobian, None);
-        }
-        self.q = q;
-        timing.assembly_s += start.elapsed().as_secs_f64();
-        res
+        let res = self.system.evaluate(model, &sys.forces_only(), &level.q, &level.v, &level.v, false, None);
+        stats.assembly_s += start.elapsed().as_secs_f64();
+        res.map_err(|e| format!("force undefined at a known level of the integrator: {e:?}"))?;
+        Ok((self.system.force_body.clone(), self.system.force_contact.clone()))
     }
 
-    /// Damped Newton (001 Algorithm 1) from the initial guess in `v`.
+    /// Solve every stage of `scheme` in order, pushing each result onto `levels.stages`. A failed
+    /// stage is recorded and the later stages still run, so the step always covers all of h.
     #[allow(clippy::too_many_arguments)]
-    fn newton(
+    fn solve_stages(
         &mut self,
         model: &Model,
+        scheme: &Scheme,
+        levels: &mut Levels,
         detector: &Detector,
         penalty: Penalty,
-        q0: &[f64],
-        v_hat: &[f64],
-        v: &mut [f64],
-        t1: f64,
+        h: f64,
         stats: &mut StepStats,
-    ) -> NewtonOutcome {
-        let NewtonSpec {
-            residual_tolerance,
-            step_tolerance,
-            max_iterations,
-            armijo,
-            backtrack,
-            max_line_search_steps,
-            ..
-        } = self.spec.newton;
-        let h = self.h;
-        let mut out = NewtonOutcome { iterations: 0, line_search_steps: 0, residual: f64::INFINITY, failure: None };
-        loop {
-            if let Err(e) = self.evaluate(model, detector, penalty, q0, v, v_hat, t1, true, stats) {
-                out.failure = Some(format!("residual undefined at the current iterate: {e:?}"));
-                return out;
+    ) -> StagesOutcome {
+        let t0 = levels.start.t;
+        let explicit = scheme.explicit_force_levels();
+        let lagged = self.spec.friction == FrictionEvaluation::Lagged;
+        let mut out = StagesOutcome { failure: None, residual: 0.0, min_gap: f64::INFINITY, active_contacts: 0 };
+        if explicit.contains(&Level::Start) {
+            // The start force is the whole force at (q0, v0): lagged and implicit friction agree there.
+            let window =
+                StageSystem { dq_dv: 0.0, bh: crate::integrator::ForceWeights::whole(0.0), t0: t0 - h, duration: h };
+            match self.known_force(model, detector, penalty, window, &levels.start, false, stats) {
+                Ok(f) => levels.start.force = Some(f),
+                Err(e) => out.failure = Some(e),
             }
-            let (res, merit) = self.residual_norms(model, h);
-            out.residual = res;
-            if res <= residual_tolerance {
-                return out;
+        }
+        let n = model.dof_count();
+        for (s, st) in scheme.stages.iter().enumerate() {
+            let (mut q_hat, mut v_hat) = (vec![0.0; n], vec![0.0; n]);
+            if levels.start.force.is_none() && explicit.contains(&Level::Start) {
+                break;
             }
-            if !res.is_finite() {
-                out.failure = Some("residual is not finite".into());
-                return out;
-            }
-            if out.iterations >= max_iterations {
-                out.failure =
-                    Some(format!("no convergence in {max_iterations} Newton iterations (residual {res:.3e} m/s^2)"));
-                return out;
-            }
-            // Inexact Newton forcing: the linear residual only needs to fall a decade below what
-            // the Newton tolerance asks of this iterate; tighter solves buy nothing.
-            self.system.linear.rel_tol = (0.1 * residual_tolerance / res).clamp(1e-10, 1e-3);
-            let start = Instant::now();
-            let mut dir = std::mem::take(&mut self.dir);
-            let solved = self.system.newton_direction(&mut dir);
-            stats.linear_solve_s += start.elapsed().as_secs_f64();
-            match solved {
-                Ok(info) => {
-                    stats.linear_iterations += info.gmres_iterations;
-                    stats.factorizations += info.factorizations;
-                }
-                Err(e) => {
-                    self.dir = dir;
-                    out.failure = Some(e.to_string());
-                    return out;
+            st.known(levels, h, &model.node_mass, &mut q_hat, &mut v_hat);
+            let sys = StageSystem {
+                dq_dv: st.a * h,
+                bh: crate::integrator::ForceWeights { body: st.b.body * h, contact: st.b.contact * h },
+                t0,
+                duration: st.c * h,
+            };
+            model.set_stage_kinematic_velocities(&levels.start.q, &q_hat, t0, sys.duration, sys.dq_dv, &mut v_hat);
+            // Initial guess: the latest known velocity, scripted nodes on their path.
+            let mut v = levels.stages.last().unwrap_or(&levels.start).v.clone();
+            for (i, vi) in v.iter_mut().enumerate() {
+                if model.node_is_kinematic[i / 3] {
+                    *vi = v_hat[i];
                 }
             }
-            out.iterations += 1;
-            // Backtracking on the acceleration-weighted residual norm (a descent direction for any
-            // fixed weighting since J p = -r).
-            let mut alpha = 1.0;
-            let mut accepted = false;
-            for _ in 0..=max_line_search_steps {
-                self.v_trial.copy_from_slice(v);
-                for (dof, &fi) in self.system.free.iter().enumerate() {
-                    if fi != usize::MAX {
-                        self.v_trial[dof] += alpha * dir[fi];
+            let rounds = if lagged { 1 + self.spec.lagged_iterations } else { 1 };
+            let mut q_s = levels.start.q.clone();
+            let mut t_lag = t0;
+            for _ in 0..rounds {
+                if lagged {
+                    // Round 0 freezes normal forces and sliding basis at the step start (IPC);
+                    // each fixed-point round takes them from the previous round's end positions.
+                    let mut at = Vec::new();
+                    detector.detect(model, &q_s, t_lag, penalty, false, &mut at);
+                    self.lagged = lagged_entries(&at, model, &q_s, t_lag);
+                }
+                let prob = StageProblem { detector, penalty, q_hat: &q_hat, v_hat: &v_hat, sys };
+                let outcome = match self.spec.newton.linear_solver {
+                    LinearSolverSpec::Iterative => self.newton_matrix_free(model, &prob, &mut v, stats),
+                    LinearSolverSpec::Auto | LinearSolverSpec::Lu => self.newton(model, &prob, &mut v, stats),
+                };
+                stats.newton_iterations += outcome.iterations;
+                stats.line_search_steps += outcome.line_search_steps;
+                out.residual = out.residual.max(outcome.residual);
+                if out.failure.is_none() {
+                    out.failure = outcome.failure.map(|f| format!("stage {} of {}: {f}", s + 1, scheme.name));
+                }
+                for ((qi, qh), vi) in q_s.iter_mut().zip(&q_hat).zip(&v) {
+                    *qi = qh + sys.dq_dv * vi;
+                }
+                t_lag = sys.t1();
+            }
+            let active = self.system.contacts.iter().filter(|c| c.params.penalty.kappa > 0.0);
+            out.active_contacts = out.active_contacts.max(active.clone().count());
+            out.min_gap = active.map(|c| c.gap).fold(out.min_gap, f64::min);
+            let mut level = LevelState { q: q_s, v, force: None, t: sys.t1() };
+            if explicit.contains(&Level::Stage(s)) {
+                match self.known_force(model, detector, penalty, sys, &level, lagged, stats) {
+                    Ok(f) => level.force = Some(f),
+                    Err(e) => {
+                        out.failure.get_or_insert(e);
+                        break;
                     }
                 }
-                let trial = std::mem::take(&mut self.v_trial);
-                let ok = self.evaluate(model, detector, penalty, q0, &trial, v_hat, t1, false, stats).is_ok();
-                self.v_trial = trial;
-                let merit_trial = if ok { self.residual_norms(model, h).1 } else { f64::INFINITY };
-                if merit_trial <= (1.0 - armijo * alpha) * merit {
-                    accepted = true;
-                    break;
-                }
-                alpha *= backtrack;
-                out.line_search_steps += 1;
             }
-            let step_inf = alpha * dir.iter().fold(0.0f64, |m, d| m.max(d.abs()));
-            self.dir = dir;
-            if !accepted {
-                out.failure = Some(format!(
-                    "line search found no decrease in {max_line_search_steps} halvings (residual {res:.3e} m/s^2)"
-                ));
-                return out;
-            }
-            v.copy_from_slice(&self.v_trial);
-            if step_inf <= step_tolerance {
-                // Re-evaluate to report the residual at the final iterate, then decide.
-                if self.evaluate(model, detector, penalty, q0, v, v_hat, t1, false, stats).is_ok() {
-                    out.residual = self.residual_norms(model, h).0;
-                }
-                if out.residual > residual_tolerance {
-                    out.failure = Some(format!(
-                        "Newton stalled: step {step_inf:.3e} m/s below step_tolerance with residual {:.3e} m/s^2",
-                        out.residual
-                    ));
-                }
-                return out;
-            }
+            levels.stages.push(level);
+            self.last = Some(sys.forces_only());
         }
+        out
     }
 
-    /// One implicit step of size `h` from `state` (committed even when it failed, see `step`).
+    /// One step of size `h` from `state` (committed even when it failed, see `step`).
     fn advance(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, StepError> {
-        self.h = h;
-        let (t0, t1) = (state.time, state.time + h);
-        let q0 = state.q.clone();
-        let mut v_hat = state.v.clone();
-        // Scripted nodes move with their mean velocity over the step, so they land on their path.
-        model.set_kinematic_velocities(&q0, t0, h, &mut v_hat);
+        let t0 = state.time;
+        let history = state.history.take().filter(|past| past.h == h);
+        let scheme = Scheme::new(self.spec.integrator, history.is_some());
+        self.scheme_name = scheme.name;
+        let mut levels = Levels {
+            previous: history.map(|p| LevelState { q: p.q, v: p.v, force: None, t: t0 - h }),
+            start: LevelState { q: state.q.clone(), v: state.v.clone(), force: None, t: t0 },
+            stages: Vec::new(),
+        };
         let delta = self.spec.contact.delta;
-        let mut detector = Detector::new(model, &q0, Self::search_margin(model, state, delta, h));
+        let mut detector = Detector::new(model, &state.q, Self::search_margin(model, state, delta, h));
         let mut stats = StepStats::default();
-        if let Err(e) = self.system.prepare_damping(model, &q0) {
+        if let Err(e) = self.system.prepare_damping(model, &state.q) {
             stats.failure = Some(format!("damping stiffness undefined at the step start: {e:?}"));
         }
-        let mut v = v_hat.clone();
         let max_ci = self.spec.contact.max_contact_iterations;
         for ci in 0..=max_ci {
             stats.contact_iterations = ci + 1;
             let penalty = Penalty { delta, kappa: state.kappa };
-            self.lagged.clear();
-            if self.spec.friction == FrictionEvaluation::Lagged {
-                let mut at_q0 = Vec::new();
-                detector.detect(model, &q0, t0, penalty, false, &mut at_q0);
-                self.lagged = lagged_entries(&at_q0, model, &q0, t0);
-            }
-            v.copy_from_slice(&v_hat);
-            let outcome = self.newton(model, &detector, penalty, &q0, &v_hat, &mut v, t1, &mut stats);
-            stats.newton_iterations += outcome.iterations;
-            stats.line_search_steps += outcome.line_search_steps;
+            levels.stages.clear();
+            levels.start.force = None;
+            let outcome = self.solve_stages(model, &scheme, &mut levels, &detector, penalty, h, &mut stats);
             stats.final_residual = outcome.residual;
             stats.failure = outcome.failure;
-            let contacts = &self.system.contacts;
-            stats.active_contacts = contacts.iter().filter(|c| c.params.penalty.kappa > 0.0).count();
-            stats.min_gap =
-                contacts.iter().filter(|c| c.params.penalty.kappa > 0.0).map(|c| c.gap).fold(f64::INFINITY, f64::min);
+            stats.active_contacts = outcome.active_contacts;
+            stats.min_gap = outcome.min_gap;
             stats.elastic_energy = self.system.elastic_energy;
             if ci == max_ci || stats.failure.is_some() {
                 break;
             }
-            let missed = detector.missed_contacts(model, &self.q, delta);
+            let end = &levels.stages.last().expect("every stage ran").q;
+            let missed = detector.missed_contacts(model, end, delta);
             if stats.min_gap < 0.0 {
                 state.kappa *= penalty.stiffening_factor(stats.min_gap);
             } else if !missed {
                 break;
             }
             if missed {
-                detector = Detector::new(model, &q0, 2.0 * detector.margin);
+                detector = Detector::new(model, &state.q, 2.0 * detector.margin);
             }
         }
         // Relax a stiffened penalty only once nothing is in contact (never while contacts are active).
@@ -274,16 +232,20 @@ impl PenaltyPipeline {
         stats.kappa = state.kappa;
         stats.converged = stats.failure.is_none();
         stats.substeps = 1;
-        let stage = self.stage();
-        for ((qi, q0i), vi) in state.q.iter_mut().zip(&q0).zip(&v) {
-            *qi = q0i + stage.a * h * vi;
+        let Some(end) = levels.stages.pop() else {
+            let why = stats.failure.unwrap_or_default();
+            return Err(StepError::Undefined { time: t0, why });
+        };
+        if self.spec.integrator == IntegratorSpec::Bdf2 {
+            let start = std::mem::take(&mut levels.start);
+            state.history = Some(StepHistory { q: start.q, v: start.v, h });
         }
-        state.v = v;
-        state.time = t1;
+        state.q = end.q;
+        state.v = end.v;
+        state.time = t0 + h;
         state.step += 1;
-        self.last = Some((t1, h));
         if state.q.iter().chain(&state.v).any(|x| !x.is_finite()) {
-            return Err(StepError::NonFinite { time: t1 });
+            return Err(StepError::NonFinite { time: state.time });
         }
         Ok(stats)
     }
@@ -330,29 +292,19 @@ impl Pipeline for PenaltyPipeline {
     fn contact_forces(&mut self, model: &Model, state: &State) -> (Vec<f64>, Vec<f64>) {
         let n = model.dof_count();
         let (mut fnorm, mut ffric) = (vec![0.0; n], vec![0.0; n]);
-        if let Some((t1, h)) = self.last {
+        if let Some(sys) = self.last {
             // The last evaluation's contact entries are those of the final iterate; evaluate their
             // forces at the committed state (q = q1, v = v1).
-            let stage = Stage { a: 0.0, ..self.stage() };
-            let _ = self.system.evaluate(
-                model,
-                stage,
-                h,
-                t1,
-                &state.q,
-                &state.v,
-                &state.v,
-                false,
-                Some((&mut fnorm, &mut ffric)),
-            );
+            let _ =
+                self.system.evaluate(model, &sys, &state.q, &state.v, &state.v, false, Some((&mut fnorm, &mut ffric)));
         }
         (fnorm, ffric)
     }
 
     fn describe(&self) -> String {
         format!(
-            "Penalty (backward Euler, {:?} friction, delta {} m, damped Newton + sparse LU)",
-            self.spec.friction, self.spec.contact.delta
+            "Penalty ({}, {:?} friction, delta {} m, damped Newton, {:?} linear solves)",
+            self.scheme_name, self.spec.friction, self.spec.contact.delta, self.spec.newton.linear_solver
         )
     }
 }

@@ -1,32 +1,48 @@
-//! Residual and Jacobian of one implicit step of the penalty pipeline (001 eq. 22 for backward
-//! Euler, written for a general one-stage integrator):
+//! Residual and Jacobian of one implicit integrator stage of the penalty pipeline (001 eq. 22 for
+//! backward Euler; every stage of `crate::integrator` has this form):
 //!
-//! `r(v) = M (v - v_hat) - b h f(q_hat + a h v, v)`,
-//! `J = M - b h df/dv - a b h^2 df/dq`,
+//! `r(v) = M (v - v_hat) - h (b_body f_body + b_contact f_contact)(q_hat + a h v, v)`,
+//! `J = M - h b df/dv - a b h^2 df/dq` (per force class),
 //!
-//! with `f` = elastic + Rayleigh damping + gravity + penalty contact + friction. Only free DOFs are
-//! unknowns; kinematic DOFs carry their prescribed velocity in `v`.
+//! with `f_body` = elastic + Rayleigh damping + gravity and `f_contact` = penalty contact +
+//! friction. Only free DOFs are unknowns; kinematic DOFs carry their prescribed velocity in `v`.
 
 use super::contacts::{ContactEntry, Stencil};
 use crate::contact::kernel::{collider_force, collider_linearized, triangle_force, triangle_linearized};
 use crate::energy::ElasticModel;
+use crate::integrator::ForceWeights;
 use crate::linalg::newton_solver::{LinearInfo, NewtonSolver};
 use crate::linalg::sparse::{LinearSolveError, Pattern, SparseMatrix};
 use crate::model::{Model, node, node_arr};
 use nalgebra::{SMatrix, SVector, Vector3};
 use rayon::prelude::*;
 
-/// Coefficients of a one-stage implicit update `q = q_hat + a h v`, force weight `b h`
-/// (backward Euler: a = b = 1; trapezoid: 1/2; BDF2: 2/3).
+/// The coefficients of one stage's system.
 #[derive(Debug, Clone, Copy)]
-pub struct Stage {
-    pub a: f64,
-    pub b: f64,
+pub struct StageSystem {
+    /// `dq/dv = a h`.
+    pub dq_dv: f64,
+    /// Force weights times h: `b h` per force class.
+    pub bh: ForceWeights,
+    /// Start time of the step and the stage's duration `c h` (scripted colliders are placed at
+    /// `t0 + duration` and move with their velocity over `[t0, t0 + duration]`).
+    pub t0: f64,
+    pub duration: f64,
 }
 
-pub const BACKWARD_EULER: Stage = Stage { a: 1.0, b: 1.0 };
+impl StageSystem {
+    /// End time of the stage.
+    pub fn t1(&self) -> f64 {
+        self.t0 + self.duration
+    }
 
-type ElemResult = (f64, SVector<f64, 12>, SMatrix<f64, 12, 12>);
+    /// The same stage window with no residual weights: forces only (known forces of a level,
+    /// the contact forces of the committed state).
+    pub fn forces_only(&self) -> StageSystem {
+        StageSystem { dq_dv: 0.0, bh: ForceWeights::whole(0.0), ..*self }
+    }
+}
+
 const NO_SLOT: u32 = u32::MAX;
 
 /// Workspace for residual/Jacobian evaluation; allocated once per model.
@@ -35,16 +51,23 @@ pub struct System {
     pub free: Vec<usize>,
     pub n_free: usize,
     /// Flat list of (solid, element) for parallel loops.
-    elems: Vec<(u32, u32)>,
-    elem_buf: Vec<ElemResult>,
+    pub(super) elems: Vec<(u32, u32)>,
+    /// Element energies and gradients of the last evaluation.
+    elem_buf: Vec<(f64, SVector<f64, 12>)>,
+    /// Element Hessians of the last evaluation with a Jacobian (assembled systems only).
+    elem_hess: Vec<SMatrix<f64, 12, 12>>,
     elem_slots: Vec<[u32; 144]>,
     /// Element stiffness at the start of the step (stiffness-proportional Rayleigh damping).
-    damping_k: Vec<SMatrix<f64, 12, 12>>,
+    pub(super) damping_k: Vec<SMatrix<f64, 12, 12>>,
+    /// Whether the Jacobian is assembled (`Auto`, `Lu`); a matrix-free system (`Iterative`) holds
+    /// no pattern, slots or element Hessians.
+    pub assembled: bool,
     pub jacobian: SparseMatrix,
     /// GMRES with a cached sparse factorization as preconditioner.
     pub linear: NewtonSolver,
-    /// Full-length force vector and free-length residual.
-    force: Vec<f64>,
+    /// Full-length body and contact forces of the last evaluation, and the free-length residual.
+    pub force_body: Vec<f64>,
+    pub force_contact: Vec<f64>,
     pub residual: Vec<f64>,
     pub contacts: Vec<ContactEntry>,
     pub elastic_energy: f64,
@@ -59,7 +82,7 @@ pub enum EvalError {
 }
 
 impl System {
-    pub fn new(model: &Model) -> System {
+    pub fn new(model: &Model, assembled: bool) -> System {
         let (free, n_free) = model.free_dofs();
         let elems: Vec<(u32, u32)> = model
             .solids
@@ -69,7 +92,7 @@ impl System {
             .collect();
         let any_damping_k = model.solids.iter().any(|s| s.rayleigh.1 > 0.0);
         let mut entries = Vec::new();
-        for s in &model.solids {
+        for s in model.solids.iter().filter(|_| assembled) {
             for e in &s.elements {
                 for &a in &e.nodes {
                     for &b in &e.nodes {
@@ -89,19 +112,24 @@ impl System {
         let mut sys = System {
             free,
             n_free,
-            elem_buf: vec![(0.0, SVector::zeros(), SMatrix::zeros()); elems.len()],
+            elem_buf: vec![(0.0, SVector::zeros()); elems.len()],
+            elem_hess: if assembled { vec![SMatrix::zeros(); elems.len()] } else { Vec::new() },
+            assembled,
             damping_k: if any_damping_k { vec![SMatrix::zeros(); elems.len()] } else { Vec::new() },
             elem_slots: Vec::new(),
             elems,
             jacobian,
             linear: NewtonSolver::new(n_free),
-            force: vec![0.0; model.dof_count()],
+            force_body: vec![0.0; model.dof_count()],
+            force_contact: vec![0.0; model.dof_count()],
             residual: vec![0.0; n_free],
             contacts: Vec::new(),
             elastic_energy: 0.0,
             any_damping_k,
         };
-        sys.compute_slots(model);
+        if assembled {
+            sys.compute_slots(model);
+        }
         sys
     }
 
@@ -127,33 +155,42 @@ impl System {
             .collect();
     }
 
-    fn element_positions(model: &Model, q: &[f64], s: usize, e: usize) -> [Vector3<f64>; 4] {
-        model.solids[s].elements[e].nodes.map(|i| node(q, i))
+    /// Element `(s, e)` with its node positions at `q`; an error where its energy is undefined
+    /// (a neo-Hookean element with `det F <= 0`).
+    fn element_at<'m>(
+        model: &'m Model,
+        q: &[f64],
+        (s, e): (u32, u32),
+    ) -> Result<(&'m crate::model::Solid, &'m crate::energy::TetElement, [Vector3<f64>; 4]), EvalError> {
+        let solid = &model.solids[s as usize];
+        let el = &solid.elements[e as usize];
+        let x = el.nodes.map(|i| node(q, i));
+        if solid.elastic.model == ElasticModel::NeoHookean && el.deformation_gradient(&x).determinant() <= 0.0 {
+            return Err(EvalError::Inverted { solid: s as usize, element: e as usize });
+        }
+        Ok((solid, el, x))
     }
 
     /// Evaluate element energies, gradients and (optionally) Hessians at `q`, in parallel.
     fn eval_elements(&mut self, model: &Model, q: &[f64], hessian: bool) -> Result<(), EvalError> {
-        let failed = std::sync::Mutex::new(None);
-        self.elem_buf.par_iter_mut().zip(self.elems.par_iter()).for_each(|(out, &(s, e))| {
-            let solid = &model.solids[s as usize];
-            let el = &solid.elements[e as usize];
-            let x = Self::element_positions(model, q, s as usize, e as usize);
-            if solid.elastic.model == ElasticModel::NeoHookean && el.deformation_gradient(&x).determinant() <= 0.0 {
-                *failed.lock().unwrap_or_else(|p| p.into_inner()) =
-                    Some(EvalError::Inverted { solid: s as usize, element: e as usize });
-                return;
-            }
-            if hessian {
-                *out = el.energy_gradient_hessian(&solid.elastic, &x, false);
-            } else {
-                let (w, g) = el.energy_gradient(&solid.elastic, &x);
-                out.0 = w;
-                out.1 = g;
-            }
-        });
-        match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            Some(err) => Err(err),
-            None => Ok(()),
+        debug_assert!(!hessian || self.assembled, "element Hessians are kept by assembled systems only");
+        let elems = &self.elems;
+        if hessian {
+            self.elem_buf.par_iter_mut().zip(self.elem_hess.par_iter_mut()).zip(elems.par_iter()).try_for_each(
+                |((out, h), &k)| {
+                    let (solid, el, x) = Self::element_at(model, q, k)?;
+                    let (w, g, hm) = el.energy_gradient_hessian(&solid.elastic, &x, false);
+                    *out = (w, g);
+                    *h = hm;
+                    Ok(())
+                },
+            )
+        } else {
+            self.elem_buf.par_iter_mut().zip(elems.par_iter()).try_for_each(|(out, &k)| {
+                let (solid, el, x) = Self::element_at(model, q, k)?;
+                *out = el.energy_gradient(&solid.elastic, &x);
+                Ok(())
+            })
         }
     }
 
@@ -162,23 +199,21 @@ impl System {
         if !self.any_damping_k {
             return Ok(());
         }
-        self.eval_elements(model, q0, true)?;
-        for (k, buf) in self.damping_k.iter_mut().zip(&self.elem_buf) {
-            *k = buf.2;
-        }
-        Ok(())
+        self.damping_k.par_iter_mut().zip(self.elems.par_iter()).try_for_each(|(kd, &k)| {
+            let (solid, el, x) = Self::element_at(model, q0, k)?;
+            *kd = el.energy_gradient_hessian(&solid.elastic, &x, false).2;
+            Ok(())
+        })
     }
 
-    /// Evaluate the residual (free DOFs) at velocity `v` and, with `jacobian`, assemble `J`.
-    /// `contacts` must already hold the active contact entries at `q = q_hat + a h v`.
-    /// Returns the per-node contact (normal, friction) forces when `forces` is given.
+    /// Evaluate the residual (free DOFs) at velocity `v` and positions `q`, and with `jacobian`
+    /// assemble `J`. `contacts` must already hold the active contact entries at `q`. Adds the
+    /// per-node contact (normal, friction) forces to `forces` when it is given.
     #[allow(clippy::too_many_arguments)]
     pub fn evaluate(
         &mut self,
         model: &Model,
-        stage: Stage,
-        h: f64,
-        t1: f64,
+        stage: &StageSystem,
         q: &[f64],
         v: &[f64],
         v_hat: &[f64],
@@ -186,8 +221,27 @@ impl System {
         mut forces: Option<(&mut [f64], &mut [f64])>,
     ) -> Result<(), EvalError> {
         self.eval_elements(model, q, jacobian)?;
-        let (a, bh) = (stage.a, stage.b * h);
-        let f = &mut self.force;
+        self.body_forces(model, v);
+        if jacobian {
+            self.assemble_body_jacobian(model, stage);
+        }
+        self.contact_forces(model, stage, q, v, jacobian, &mut forces);
+        let bh = stage.bh;
+        for i in 0..model.dof_count() {
+            let fi = self.free[i];
+            if fi != usize::MAX {
+                self.residual[fi] = model.node_mass[i / 3] * (v[i] - v_hat[i])
+                    - bh.body * self.force_body[i]
+                    - bh.contact * self.force_contact[i];
+            }
+        }
+        Ok(())
+    }
+
+    /// Gravity, elastic and Rayleigh damping forces into `force_body` (element energies and
+    /// gradients already in `elem_buf`).
+    fn body_forces(&mut self, model: &Model, v: &[f64]) {
+        let f = &mut self.force_body;
         for i in 0..model.node_count() {
             let m = model.node_mass[i];
             for k in 0..3 {
@@ -198,7 +252,7 @@ impl System {
         for (k, &(s, e)) in self.elems.iter().enumerate() {
             let solid = &model.solids[s as usize];
             let nodes = solid.elements[e as usize].nodes;
-            let (w, g, _) = &self.elem_buf[k];
+            let (w, g) = &self.elem_buf[k];
             self.elastic_energy += w;
             let beta = solid.rayleigh.1;
             let vd = if beta > 0.0 {
@@ -222,102 +276,78 @@ impl System {
                 }
             }
         }
-        if jacobian {
-            self.jacobian.clear();
-            for i in 0..model.node_count() {
-                let m = model.node_mass[i];
-                let alpha = model.solids[model.node_body[i]].rayleigh.0;
-                for k in 0..3 {
-                    let r = self.free[3 * i + k];
-                    if r != usize::MAX {
-                        self.jacobian.add(r, r, m * (1.0 + bh * alpha));
-                    }
-                }
-            }
-            let vals = &mut self.jacobian.values;
-            for (k, &(s, _)) in self.elems.iter().enumerate() {
-                let beta = model.solids[s as usize].rayleigh.1;
-                let hess = &self.elem_buf[k].2;
-                let slots = &self.elem_slots[k];
-                for (idx, &slot) in slots.iter().enumerate() {
-                    if slot != NO_SLOT {
-                        let (r, c) = (idx / 12, idx % 12);
-                        let mut val = a * bh * h * hess[(r, c)];
-                        if beta > 0.0 {
-                            val += bh * beta * self.damping_k[k][(r, c)];
-                        }
-                        vals[slot as usize] += val;
-                    }
-                }
-            }
-        }
-        self.add_contacts(model, a, bh, h, t1, q, v, jacobian, &mut forces);
-        for i in 0..model.dof_count() {
-            let fi = self.free[i];
-            if fi != usize::MAX {
-                self.residual[fi] = model.node_mass[i / 3] * (v[i] - v_hat[i]) - bh * self.force[i];
-            }
-        }
-        Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn add_contacts(
+    /// `M (1 + b h alpha) + b h (a h K + beta K0)` into a cleared Jacobian.
+    fn assemble_body_jacobian(&mut self, model: &Model, stage: &StageSystem) {
+        let (bh, dq_dv) = (stage.bh.body, stage.dq_dv);
+        self.jacobian.clear();
+        for i in 0..model.node_count() {
+            let m = model.node_mass[i];
+            let alpha = model.solids[model.node_body[i]].rayleigh.0;
+            for k in 0..3 {
+                let r = self.free[3 * i + k];
+                if r != usize::MAX {
+                    self.jacobian.add(r, r, m * (1.0 + bh * alpha));
+                }
+            }
+        }
+        let vals = &mut self.jacobian.values;
+        for (k, &(s, _)) in self.elems.iter().enumerate() {
+            let beta = model.solids[s as usize].rayleigh.1;
+            let hess = &self.elem_hess[k];
+            let slots = &self.elem_slots[k];
+            for (idx, &slot) in slots.iter().enumerate() {
+                if slot != NO_SLOT {
+                    let (r, c) = (idx / 12, idx % 12);
+                    let mut val = bh * dq_dv * hess[(r, c)];
+                    if beta > 0.0 {
+                        val += bh * beta * self.damping_k[k][(r, c)];
+                    }
+                    vals[slot as usize] += val;
+                }
+            }
+        }
+    }
+
+    /// Penalty contact and friction forces into `force_contact` (and their Jacobian).
+    fn contact_forces(
         &mut self,
         model: &Model,
-        a: f64,
-        bh: f64,
-        h: f64,
-        t1: f64,
+        stage: &StageSystem,
         q: &[f64],
         v: &[f64],
         jacobian: bool,
         forces: &mut Option<(&mut [f64], &mut [f64])>,
     ) {
+        self.force_contact.iter_mut().for_each(|f| *f = 0.0);
+        let (c_q, c_v) = (stage.bh.contact * stage.dq_dv, stage.bh.contact);
         for entry in &self.contacts {
             let lag = entry.lagged.as_ref();
             match entry.stencil {
                 Stencil::Collider { node: i, collider } => {
                     let c = &model.colliders[collider];
-                    let at = c.placement(t1);
-                    // The velocity of the collider's surface point found at the node's end-of-step
+                    let at = c.placement(stage.t1());
+                    // The velocity of the collider's surface point found at the node's end-of-stage
                     // position (an affine field of that position, exact for a turning collider).
-                    let vc = c.motion.step(t1 - h, h).field_at_end();
+                    let vc = c.motion.step(stage.t0, stage.duration).field_at_end();
                     let (x, vi) = (node_arr(q, i), node_arr(v, i));
                     if jacobian {
                         let lin = collider_linearized(c, &at, &vc, x, vi, &entry.params, lag);
-                        scatter(&mut self.jacobian, &self.free, &[i], &lin.dq, &lin.dv, a * bh * h, bh);
+                        scatter(&mut self.jacobian, &self.free, &[i], &lin.dq, &lin.dv, c_q, c_v);
                     }
                     let fc = collider_force(c, &at, &vc, x, vi, &entry.params, lag);
-                    for k in 0..3 {
-                        self.force[3 * i + k] += fc.normal[0][k] + fc.friction[0][k];
-                    }
-                    if let Some((fnorm, ffric)) = forces.as_mut() {
-                        for k in 0..3 {
-                            fnorm[3 * i + k] += fc.normal[0][k];
-                            ffric[3 * i + k] += fc.friction[0][k];
-                        }
-                    }
+                    add_stencil(&mut self.force_contact, forces, &[i], &fc.normal, &fc.friction);
                 }
                 Stencil::Triangle { nodes, feature, sign } => {
                     let xs = nodes.map(|i| node_arr(q, i));
                     let vs = nodes.map(|i| node_arr(v, i));
                     if jacobian {
                         let lin = triangle_linearized(feature, sign, &xs, &vs, &entry.params, lag);
-                        scatter(&mut self.jacobian, &self.free, &nodes, &lin.dq, &lin.dv, a * bh * h, bh);
+                        scatter(&mut self.jacobian, &self.free, &nodes, &lin.dq, &lin.dv, c_q, c_v);
                     }
                     let ft = triangle_force(feature, sign, &xs, &vs, &entry.params, lag);
-                    for (n, &i) in nodes.iter().enumerate() {
-                        for k in 0..3 {
-                            self.force[3 * i + k] += ft.normal[n][k] + ft.friction[n][k];
-                        }
-                        if let Some((fnorm, ffric)) = forces.as_mut() {
-                            for k in 0..3 {
-                                fnorm[3 * i + k] += ft.normal[n][k];
-                                ffric[3 * i + k] += ft.friction[n][k];
-                            }
-                        }
-                    }
+                    add_stencil(&mut self.force_contact, forces, &nodes, &ft.normal, &ft.friction);
                 }
             }
         }
@@ -326,7 +356,7 @@ impl System {
     /// Grow the Jacobian pattern after an assembly recorded missing entries; returns true if it
     /// grew (the caller re-assembles).
     pub fn grow_pattern_if_needed(&mut self, model: &Model) -> bool {
-        if self.jacobian.missing.is_empty() {
+        if !self.assembled || self.jacobian.missing.is_empty() {
             return false;
         }
         self.jacobian.grow();
@@ -340,6 +370,28 @@ impl System {
             *pi = -ri;
         }
         self.linear.solve(&self.jacobian, p)
+    }
+}
+
+/// Add a stencil's normal and friction forces to the contact force (and to the reported
+/// per-node forces).
+fn add_stencil(
+    force: &mut [f64],
+    forces: &mut Option<(&mut [f64], &mut [f64])>,
+    nodes: &[usize],
+    normal: &[[f64; 3]],
+    friction: &[[f64; 3]],
+) {
+    for (n, &i) in nodes.iter().enumerate() {
+        for k in 0..3 {
+            force[3 * i + k] += normal[n][k] + friction[n][k];
+        }
+        if let Some((fnorm, ffric)) = forces.as_mut() {
+            for k in 0..3 {
+                fnorm[3 * i + k] += normal[n][k];
+                ffric[3 * i + k] += friction[n][k];
+            }
+        }
     }
 }
 

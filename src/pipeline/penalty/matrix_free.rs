@@ -1,0 +1,345 @@
+//! 001's "Iterative" solver (Algorithm 2): inexact damped Newton whose linear systems are solved by
+//! BiCGSTAB with Eisenstat–Walker forcing, on Jacobian-vector products from forward-mode AD of the
+//! residual code itself — the element stress (`Material::pk1_generic`) and the contact kernels
+//! (`contact::kernel`), seeded with a direction — so no Jacobian is ever assembled. The
+//! preconditioner is block Jacobi: the 3×3 diagonal block of each free node, built element by
+//! element and contact by contact, O(nodes) memory.
+
+use super::PenaltyPipeline;
+use super::contacts::Stencil;
+use super::newton::{NewtonOutcome, StageProblem};
+use super::system::{StageSystem, System};
+use crate::contact::kernel::{collider_force, collider_linearized, triangle_force, triangle_linearized};
+use crate::linalg::bicgstab::Bicgstab;
+use crate::model::{Model, node_arr};
+use crate::pipeline::StepStats;
+use nalgebra::{Matrix3, SMatrix};
+use num_dual::Dual64;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Forcing-term cap σ, Eisenstat–Walker exponent φ (001 Algorithm 2's defaults).
+const SIGMA_MAX: f64 = 0.01;
+const PHI: f64 = 1.618_033_988_749_895;
+
+fn dual(x: [f64; 3], dx: [f64; 3]) -> [Dual64; 3] {
+    std::array::from_fn(|k| Dual64::new(x[k], dx[k]))
+}
+
+/// Work space of the matrix-free solve: O(nodes + elements), no sparse matrix.
+pub struct MatrixFree {
+    /// The direction on every DOF (kinematic ones 0).
+    direction: Vec<f64>,
+    /// Per element: the elastic Hessian times `dq_dv p` (12 entries).
+    elem_product: Vec<[f64; 12]>,
+    /// d f_body and d f_contact along the direction (full length).
+    d_body: Vec<f64>,
+    d_contact: Vec<f64>,
+    /// Per element: its Hessian's four 3×3 diagonal blocks; per node: the inverse diagonal block
+    /// of J (block Jacobi).
+    elem_blocks: Vec<[Matrix3<f64>; 4]>,
+    jacobi: Vec<Matrix3<f64>>,
+    krylov: Bicgstab,
+}
+
+impl MatrixFree {
+    pub fn new(model: &Model, system: &System) -> MatrixFree {
+        let (n, ne) = (model.dof_count(), system.elems.len());
+        MatrixFree {
+            direction: vec![0.0; n],
+            elem_product: vec![[0.0; 12]; ne],
+            d_body: vec![0.0; n],
+            d_contact: vec![0.0; n],
+            elem_blocks: vec![[Matrix3::zeros(); 4]; ne],
+            jacobi: vec![Matrix3::zeros(); model.node_count()],
+            krylov: Bicgstab::new(system.n_free),
+        }
+    }
+}
+
+/// The direction-dependent buffers of a product, split from the preconditioner so that BiCGSTAB's
+/// two closures can borrow them side by side.
+struct Products<'a> {
+    direction: &'a mut [f64],
+    elem_product: &'a mut [[f64; 12]],
+    d_body: &'a mut [f64],
+    d_contact: &'a mut [f64],
+}
+
+impl Products<'_> {
+    /// `out = J p` on free DOFs at positions `q` and velocities `v` (the last evaluation's contacts
+    /// and damping stiffness), by forward-mode AD: `J p = d/dt r(v + t p)` with
+    /// `q(v + t p) = q + t dq_dv p`.
+    #[allow(clippy::too_many_arguments)]
+    fn jacobian_product(
+        &mut self,
+        sys: &System,
+        model: &Model,
+        stage: &StageSystem,
+        q: &[f64],
+        v: &[f64],
+        p_free: &[f64],
+        out: &mut [f64],
+    ) {
+        let full = &mut *self.direction;
+        for (dof, &fi) in sys.free.iter().enumerate() {
+            full[dof] = if fi == usize::MAX { 0.0 } else { p_free[fi] };
+        }
+        let (full, dq_dv) = (&*full, stage.dq_dv);
+        // Elastic Hessian times dq_dv p, per element in parallel.
+        self.elem_product.par_iter_mut().zip(sys.elems.par_iter()).for_each(|(hp, &(s, e))| {
+            let solid = &model.solids[s as usize];
+            let el = &solid.elements[e as usize];
+            let x = el.nodes.map(|i| dual(node_arr(q, i), node_arr(full, i).map(|d| dq_dv * d)));
+            let g = el.gradient_generic(&solid.elastic, &x);
+            *hp = std::array::from_fn(|r| g[r / 3][r % 3].eps);
+        });
+        let force = &mut *self.d_body;
+        for (dof, f) in force.iter_mut().enumerate() {
+            let alpha = model.solids[model.node_body[dof / 3]].rayleigh.0;
+            // -d f_body: mass-proportional damping here, elastic and stiffness damping below.
+            *f = -alpha * model.node_mass[dof / 3] * full[dof];
+        }
+        for (k, &(s, e)) in sys.elems.iter().enumerate() {
+            let solid = &model.solids[s as usize];
+            let nodes = solid.elements[e as usize].nodes;
+            let beta = solid.rayleigh.1;
+            let kp = if beta > 0.0 {
+                let pe = nalgebra::SVector::<f64, 12>::from_fn(|r, _| full[3 * nodes[r / 3] + r % 3]);
+                sys.damping_k[k] * pe * beta
+            } else {
+                nalgebra::SVector::zeros()
+            };
+            for r in 0..12 {
+                force[3 * nodes[r / 3] + r % 3] -= self.elem_product[k][r] + kp[r];
+            }
+        }
+        let dforce_contact = &mut *self.d_contact;
+        dforce_contact.iter_mut().for_each(|f| *f = 0.0);
+        for entry in &sys.contacts {
+            let lag = entry.lagged.as_ref();
+            match entry.stencil {
+                Stencil::Collider { node: i, collider } => {
+                    let c = &model.colliders[collider];
+                    let at = c.placement(stage.t1());
+                    let vc = c.motion.step(stage.t0, stage.duration).field_at_end();
+                    let dx = node_arr(full, i);
+                    let x = dual(node_arr(q, i), dx.map(|d| dq_dv * d));
+                    let f = collider_force(c, &at, &vc, x, dual(node_arr(v, i), dx), &entry.params, lag);
+                    for k in 0..3 {
+                        dforce_contact[3 * i + k] += f.normal[0][k].eps + f.friction[0][k].eps;
+                    }
+                }
+                Stencil::Triangle { nodes, feature, sign } => {
+                    let dx = nodes.map(|i| node_arr(full, i));
+                    let xs = std::array::from_fn(|n| dual(node_arr(q, nodes[n]), dx[n].map(|d| dq_dv * d)));
+                    let vs = std::array::from_fn(|n| dual(node_arr(v, nodes[n]), dx[n]));
+                    let f = triangle_force(feature, sign, &xs, &vs, &entry.params, lag);
+                    for (n, &i) in nodes.iter().enumerate() {
+                        for k in 0..3 {
+                            dforce_contact[3 * i + k] += f.normal[n][k].eps + f.friction[n][k].eps;
+                        }
+                    }
+                }
+            }
+        }
+        for (dof, &fi) in sys.free.iter().enumerate() {
+            if fi != usize::MAX {
+                out[fi] = model.node_mass[dof / 3] * full[dof]
+                    - stage.bh.body * self.d_body[dof]
+                    - stage.bh.contact * self.d_contact[dof];
+            }
+        }
+    }
+}
+
+impl MatrixFree {
+    /// `out = J p` on free DOFs (see [`Products::jacobian_product`]); for tests and benches.
+    #[allow(clippy::too_many_arguments)]
+    pub fn jacobian_product(
+        &mut self,
+        sys: &System,
+        model: &Model,
+        stage: &StageSystem,
+        q: &[f64],
+        v: &[f64],
+        p_free: &[f64],
+        out: &mut [f64],
+    ) {
+        self.products().jacobian_product(sys, model, stage, q, v, p_free, out);
+    }
+
+    fn products(&mut self) -> Products<'_> {
+        Products {
+            direction: &mut self.direction,
+            elem_product: &mut self.elem_product,
+            d_body: &mut self.d_body,
+            d_contact: &mut self.d_contact,
+        }
+    }
+
+    /// Inverses of the 3×3 diagonal blocks of `J` per node (block Jacobi), from element Hessians
+    /// and the contact kernels' linearizations at `q`, `v`. A block that cannot be inverted falls
+    /// back to the inverse of its diagonal.
+    pub fn block_jacobi(&mut self, sys: &System, model: &Model, stage: &StageSystem, q: &[f64], v: &[f64]) {
+        let (bh, dq_dv) = (stage.bh, stage.dq_dv);
+        let blocks = &mut self.jacobi;
+        for (i, b) in blocks.iter_mut().enumerate() {
+            let alpha = model.solids[model.node_body[i]].rayleigh.0;
+            *b = Matrix3::identity() * model.node_mass[i] * (1.0 + bh.body * alpha);
+        }
+        self.elem_blocks.par_iter_mut().zip(sys.elems.par_iter()).for_each(|(out, &(s, e))| {
+            let solid = &model.solids[s as usize];
+            let el = &solid.elements[e as usize];
+            let x = el.nodes.map(|i| crate::model::node(q, i));
+            let (_, _, hess) = el.energy_gradient_hessian(&solid.elastic, &x, false);
+            *out = std::array::from_fn(|a| hess.fixed_view::<3, 3>(3 * a, 3 * a).into_owned());
+        });
+        for (k, &(s, e)) in sys.elems.iter().enumerate() {
+            let solid = &model.solids[s as usize];
+            let beta = solid.rayleigh.1;
+            for (a, &i) in solid.elements[e as usize].nodes.iter().enumerate() {
+                let mut block = self.elem_blocks[k][a] * (bh.body * dq_dv);
+                if beta > 0.0 {
+                    block += sys.damping_k[k].fixed_view::<3, 3>(3 * a, 3 * a) * (bh.body * beta);
+                }
+                blocks[i] += block;
+            }
+        }
+        let (c_q, c_v) = (bh.contact * dq_dv, bh.contact);
+        for entry in &sys.contacts {
+            let lag = entry.lagged.as_ref();
+            match entry.stencil {
+                Stencil::Collider { node: i, collider } => {
+                    let c = &model.colliders[collider];
+                    let at = c.placement(stage.t1());
+                    let vc = c.motion.step(stage.t0, stage.duration).field_at_end();
+                    let lin = collider_linearized(c, &at, &vc, node_arr(q, i), node_arr(v, i), &entry.params, lag);
+                    blocks[i] -= lin.dq * c_q + lin.dv * c_v;
+                }
+                Stencil::Triangle { nodes, feature, sign } => {
+                    let xs = nodes.map(|i| node_arr(q, i));
+                    let vs = nodes.map(|i| node_arr(v, i));
+                    let lin = triangle_linearized(feature, sign, &xs, &vs, &entry.params, lag);
+                    for (n, &i) in nodes.iter().enumerate() {
+                        let d: SMatrix<f64, 3, 3> = lin.dq.fixed_view::<3, 3>(3 * n, 3 * n) * c_q
+                            + lin.dv.fixed_view::<3, 3>(3 * n, 3 * n) * c_v;
+                        blocks[i] -= d;
+                    }
+                }
+            }
+        }
+        for b in blocks.iter_mut() {
+            *b = b.try_inverse().unwrap_or_else(|| Matrix3::from_diagonal(&b.diagonal().map(|d| 1.0 / d)));
+        }
+    }
+}
+
+/// `out = K⁻¹ y` with the block-Jacobi preconditioner `jacobi` (free DOFs).
+fn precondition(jacobi: &[Matrix3<f64>], free: &[usize], y: &[f64], out: &mut [f64]) {
+    {
+        for (i, b) in jacobi.iter().enumerate() {
+            let f = free[3 * i];
+            if f == usize::MAX {
+                continue;
+            }
+            let r = b * nalgebra::Vector3::new(y[f], y[f + 1], y[f + 2]);
+            out[f..f + 3].copy_from_slice(r.as_slice());
+        }
+    }
+}
+
+impl PenaltyPipeline {
+    /// Inexact damped Newton (001 Algorithm 2) from the initial guess in `v`: BiCGSTAB to the
+    /// forcing term `σ_k = min(σ, (|r_k| / |r_k-1|)^φ)` on matrix-free products, and backtracking
+    /// until `|r(v + α p)| <= (1 − c1 α (1 − σ_k)) |r(v)|`. Norms are the acceleration-weighted
+    /// ones of the stopping test, so the forcing term and the line search measure the same thing.
+    pub(super) fn newton_matrix_free(
+        &mut self,
+        model: &Model,
+        prob: &StageProblem,
+        v: &mut [f64],
+        stats: &mut StepStats,
+    ) -> NewtonOutcome {
+        let spec = self.spec.newton;
+        let mut out = NewtonOutcome { iterations: 0, line_search_steps: 0, residual: f64::INFINITY, failure: None };
+        let mut previous: Option<f64> = None;
+        let n = self.system.n_free;
+        let (mut rhs, mut scale) = (vec![0.0; n], vec![0.0; n]);
+        for (dof, &fi) in self.system.free.iter().enumerate() {
+            if fi != usize::MAX {
+                scale[fi] = 1.0 / (model.node_mass[dof / 3] * prob.sys.bh.body.max(prob.sys.bh.contact));
+            }
+        }
+        loop {
+            if let Err(e) = self.evaluate(model, prob, v, false, stats) {
+                out.failure = Some(format!("residual undefined at the current iterate: {e:?}"));
+                return out;
+            }
+            let (res, merit) = self.residual_norms(model, &prob.sys);
+            out.residual = res;
+            if res <= spec.residual_tolerance {
+                return out;
+            }
+            if !res.is_finite() {
+                out.failure = Some("residual is not finite".into());
+                return out;
+            }
+            if out.iterations >= spec.max_iterations {
+                out.failure = Some(format!(
+                    "no convergence in {} Newton iterations (residual {res:.3e} m/s^2)",
+                    spec.max_iterations
+                ));
+                return out;
+            }
+            let sigma = previous.map_or(SIGMA_MAX, |prev| (merit / prev).powf(PHI).min(SIGMA_MAX));
+            previous = Some(merit);
+            let start = Instant::now();
+            for ((b, r), w) in rhs.iter_mut().zip(&self.system.residual).zip(&scale) {
+                *b = -r * w;
+            }
+            let mf = self.matrix_free.get_or_insert_with(|| MatrixFree::new(model, &self.system));
+            mf.block_jacobi(&self.system, model, &prob.sys, &self.q, v);
+            let mut products = Products {
+                direction: &mut mf.direction,
+                elem_product: &mut mf.elem_product,
+                d_body: &mut mf.d_body,
+                d_contact: &mut mf.d_contact,
+            };
+            let (system, q, jacobi) = (&self.system, &self.q, &mf.jacobi);
+            // BiCGSTAB on the scaled system (W J) p = -W r, W = diag(1 / (m b h)).
+            let info = mf.krylov.solve(
+                |y, o| {
+                    products.jacobian_product(system, model, &prob.sys, q, v, y, o);
+                    o.iter_mut().zip(&scale).for_each(|(oi, w)| *oi *= w);
+                },
+                |y, o| precondition(jacobi, &system.free, y, o),
+                &rhs,
+                &mut self.dir,
+                sigma,
+                spec.max_linear_iterations,
+            );
+            stats.linear_solve_s += start.elapsed().as_secs_f64();
+            stats.linear_iterations += info.iterations;
+            out.iterations += 1;
+            let dir = std::mem::take(&mut self.dir);
+            let accepted =
+                self.line_search(model, prob, v, &dir, merit, |a| 1.0 - spec.armijo * a * (1.0 - sigma), stats);
+            let step_inf = accepted.map_or(0.0, |(a, _)| a) * dir.iter().fold(0.0f64, |m, d| m.max(d.abs()));
+            self.dir = dir;
+            let Some((_, steps)) = accepted else {
+                out.line_search_steps += spec.max_line_search_steps + 1;
+                out.failure = Some(format!(
+                    "line search found no decrease in {} halvings (residual {res:.3e} m/s^2; BiCGSTAB reached {:.2e} of the forcing term {sigma:.2e} in {} iterations)",
+                    spec.max_line_search_steps, info.relative_residual, info.iterations
+                ));
+                return out;
+            };
+            out.line_search_steps += steps;
+            v.copy_from_slice(&self.v_trial);
+            if step_inf <= spec.step_tolerance {
+                return self.stalled(model, prob, v, step_inf, out, stats);
+            }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! The integrators of the penalty pipeline (001 §IV, `crate::integrator`) on whole scenes.
+
+use fricsim::simulation::Simulation;
+use std::path::Path;
+
+fn scene(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/validation").join(name)
+}
+
+fn sim(name: &str, overrides: &[String]) -> Simulation {
+    Simulation::from_file(&scene(name), overrides).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Positions of the cantilever at t = 0.1 s with `integrator` at step `h`.
+fn cantilever(integrator: &str, h: f64) -> Vec<f64> {
+    let ov = [format!("pipeline.integrator={integrator}"), format!("dt={h}")];
+    let mut s = sim("cantilever.ron", &ov);
+    let steps = (0.1 / h).round() as usize;
+    for _ in 0..steps {
+        let st = s.step().expect("finite");
+        assert!(st.converged, "{integrator} h={h}: {:?}", st.failure);
+        assert_eq!(st.substeps, 1, "no step halving in an order study");
+    }
+    s.state.q
+}
+
+fn max_diff(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
+}
+
+/// Every integrator's order on a smooth problem (issue gate: slopes 1 for BE, 2 for the others,
+/// within 0.2, from four step sizes). The cantilever starts at rest under gravity: a step load,
+/// but the mesh's highest mode (about 20 Hz) is resolved by every step used (omega h <= 0.5).
+#[test]
+fn order_of_accuracy_on_a_cantilever_without_contact() {
+    for (name, order) in [
+        ("BackwardEuler", 1.0),
+        ("Trapezoid", 2.0),
+        ("Bdf2", 2.0),
+        ("TrBdf2", 2.0),
+        ("TrBdf2(gamma:0.5)", 2.0),
+        ("TrapezoidDecoupled", 2.0),
+        ("Sdirk2", 2.0),
+    ] {
+        let hs = [0.004, 0.002, 0.001, 0.0005];
+        let reference = cantilever(name, 0.0005 / 8.0);
+        let errors: Vec<f64> = hs.iter().map(|&h| max_diff(&cantilever(name, h), &reference)).collect();
+        let slopes: Vec<f64> = errors.windows(2).map(|e| (e[0] / e[1]).log2()).collect();
+        println!(
+            "{name}: errors {:?}, slopes {slopes:.3?}",
+            errors.iter().map(|e| format!("{e:.3e}")).collect::<Vec<_>>()
+        );
+        // The issue's gate: each slope within 0.2 of the order. The reference (h/8 of the finest
+        // step) carries 1/8 (BE) or 1/64 of the finest error, which biases the last slope by at
+        // most log2(8/7) = 0.19 (BE) or 0.02; the Newton tolerance (1e-10 m/s^2) is far below.
+        for (k, slope) in slopes.iter().enumerate() {
+            assert!((slope - order).abs() < 0.2, "{name}: slope {slope:.3} between h = {} and {}", hs[k], hs[k + 1]);
+        }
+    }
+}
+
+const EPS: f64 = 1e-4;
+
+/// The block of validation case 2 (001 §V-A1) slides down the 10° ramp at 0.1 m/s with
+/// mu = 0.177: exact stop after 0.7690 m at 15.380 s. Returns (stop time, stop distance): the
+/// first time the downhill centroid speed falls below 2 eps (smoothed friction then creeps at
+/// v* = 0.94 eps), or `None` if it never stops within 16.5 s; an error names a failed step.
+fn block_slide(overrides: &[&str], h: f64) -> Result<Option<(f64, f64)>, String> {
+    let mut ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    ov.push(format!("dt={h}"));
+    ov.push(format!("frame_rate={}", 1.0 / h));
+    ov.push("pipeline.newton.max_step_halvings=0".into());
+    let mut s = sim("ramp10_stop.ron", &ov);
+    let th = 10f64.to_radians();
+    let down = nalgebra::Vector3::new(-th.cos(), 0.0, -th.sin());
+    let (x0, _) = s.state.centroid(&s.model, &s.model.solids[0]);
+    let steps = (16.5 / h).round() as usize;
+    for _ in 0..steps {
+        let st = s.step().expect("finite");
+        if !st.converged {
+            return Err(format!("step {} failed: {}", s.state.step, st.failure.unwrap_or_default()));
+        }
+        let (x, v) = s.state.centroid(&s.model, &s.model.solids[0]);
+        if v.dot(&down) < 2.0 * EPS {
+            return Ok(Some((s.state.time, (x - x0).dot(&down))));
+        }
+    }
+    Ok(None)
+}
+
+/// The exact stop of case 2 as this test measures it: where the speed falls to 2 eps, 2 eps / a
+/// before the true stop (a = g (mu cos - sin) = 0.006502 m/s^2).
+fn exact_threshold_stop() -> (f64, f64) {
+    let th = 10f64.to_radians();
+    let a = 9.81 * (0.177 * th.cos() - th.sin());
+    let (t_stop, v0) = (0.1 / a, 0.1);
+    let t = t_stop - 2.0 * EPS / a;
+    (t, v0 * t - 0.5 * a * t * t)
+}
+
+/// 001 §V-A1 with every L-stable integrator, implicit friction: the stop converges to the exact
+/// one. Distance gate 1 % at the finest h (the issue's), and for BE the error must shrink as h
+/// falls; stop times are only resolved to the step, so they must be within h + 0.1 % of it.
+/// The second-order schemes are already within 5e-5 at h = 0.1 (measured), below what the
+/// threshold detection resolves, so only the bound is asserted for them.
+#[test]
+fn block_slide_stops_where_the_analytic_block_does() {
+    let (te, de) = exact_threshold_stop();
+    let cases: [(&str, &[f64]); 4] = [
+        ("BackwardEuler", &[0.1, 0.05, 0.01, 0.005]),
+        ("Bdf2", &[0.1, 0.05, 0.01]),
+        ("TrBdf2", &[0.1, 0.05, 0.01]),
+        ("Sdirk2", &[0.1, 0.05, 0.01]),
+    ];
+    for (integ, hs) in cases {
+        let mut last = f64::INFINITY;
+        for &h in hs {
+            let outcome = block_slide(&[&format!("pipeline.integrator={integ}")], h);
+            let (t, d) = outcome.unwrap_or_else(|e| panic!("{integ} h={h}: {e}")).expect("the block stops");
+            let err = ((d - de) / de).abs();
+            println!("{integ} h={h}: stop t = {t:.3} (exact {te:.3}), d = {d:.6} (exact {de:.6}, rel {err:.2e})");
+            assert!(err < 0.01, "{integ} h={h}: distance {d} vs {de}");
+            assert!((t - te).abs() <= h + 1e-3 * te, "{integ} h={h}: time {t} vs {te}");
+            if integ == "BackwardEuler" {
+                assert!(err < last, "{integ}: the error must shrink with h ({err:.3e} after {last:.3e})");
+            }
+            last = err;
+        }
+    }
+}
+
+/// 001 Fig. 4 on this scene: every integrator and friction treatment at the paper's four steps.
+/// Recorded, not asserted (see the README's table); run with
+/// `cargo test --release --test penalty_integrators block_slide_study -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn block_slide_study() {
+    let (te, de) = exact_threshold_stop();
+    println!("exact: stop (speed 2 eps) at t = {te:.3} s, d = {de:.5} m");
+    let variants: [(&str, &[&str]); 9] = [
+        ("BE implicit", &["pipeline.integrator=BackwardEuler"]),
+        ("BE lagged", &["pipeline.integrator=BackwardEuler", "pipeline.friction=Lagged"]),
+        (
+            "BE lagged 1 it.",
+            &["pipeline.integrator=BackwardEuler", "pipeline.friction=Lagged", "pipeline.lagged_iterations=1"],
+        ),
+        (
+            "BE lagged 5 it.",
+            &["pipeline.integrator=BackwardEuler", "pipeline.friction=Lagged", "pipeline.lagged_iterations=5"],
+        ),
+        ("TR implicit", &["pipeline.integrator=Trapezoid"]),
+        ("TR lagged", &["pipeline.integrator=Trapezoid", "pipeline.friction=Lagged"]),
+        ("TR decoupled (IPC)", &["pipeline.integrator=TrapezoidDecoupled", "pipeline.friction=Lagged"]),
+        ("BDF2 implicit", &["pipeline.integrator=Bdf2"]),
+        ("SDIRK2 implicit", &["pipeline.integrator=Sdirk2"]),
+    ];
+    for (label, ov) in variants {
+        for h in [0.1, 0.05, 0.01, 0.005] {
+            let clock = std::time::Instant::now();
+            let r = block_slide(ov, h);
+            let wall = clock.elapsed().as_secs_f64();
+            match r {
+                Ok(Some((t, d))) => {
+                    println!("| {label} | {h} | {t:.3} | {d:.5} | {:+.2e} | {wall:.1} |", (d - de) / de)
+                }
+                Ok(None) => println!("| {label} | {h} | no stop by 16.5 s | | | {wall:.1} |"),
+                Err(e) => println!("| {label} | {h} | {e} | | | {wall:.1} |"),
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! 001's matrix-free Jacobian-vector products (forward-mode AD of the residual code) against the
+//! assembled Jacobian, force by force, and the Iterative Newton against the direct one.
+
+use fricsim::contact::penalty::Penalty;
+use fricsim::integrator::ForceWeights;
+use fricsim::pipeline::penalty::contacts::{Detector, lagged_entries, strip_friction};
+use fricsim::pipeline::penalty::matrix_free::MatrixFree;
+use fricsim::pipeline::penalty::system::{StageSystem, System};
+use fricsim::simulation::Simulation;
+use std::path::Path;
+
+fn sim(name: &str, overrides: &[&str]) -> Simulation {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/validation").join(name);
+    let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    Simulation::from_file(&path, &ov).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// After `steps` steps of `name`, compare `J p` assembled and matrix-free for a deterministic
+/// pseudo-random `p` at a TR-BDF2-like stage (a, b and the contact weight all different from 1, so
+/// that a misplaced coefficient shows). Returns the relative difference and the contact count.
+fn compare(name: &str, overrides: &[&str], steps: usize, lagged: bool) -> (f64, usize) {
+    let mut s = sim(name, overrides);
+    for _ in 0..steps {
+        s.step().expect("finite");
+    }
+    let (model, state) = (&s.model, &s.state);
+    let h = model.dt;
+    let stage = StageSystem {
+        dq_dv: 0.29 * h,
+        bh: ForceWeights { body: 0.29 * h, contact: 0.71 * h },
+        t0: state.time,
+        duration: 0.58 * h,
+    };
+    let mut sys = System::new(model, true);
+    sys.prepare_damping(model, &state.q).expect("valid state");
+    let penalty = Penalty { delta: 1e-3, kappa: state.kappa };
+    let detector = Detector::new(model, &state.q, 0.01);
+    detector.detect(model, &state.q, stage.t1(), penalty, true, &mut sys.contacts);
+    if lagged {
+        let frozen = lagged_entries(&sys.contacts.clone(), model, &state.q, state.time);
+        strip_friction(&mut sys.contacts);
+        sys.contacts.extend(frozen);
+    }
+    let contacts = sys.contacts.len();
+    sys.evaluate(model, &stage, &state.q, &state.v, &state.v, true, None).expect("valid state");
+    let n = sys.n_free;
+    let p: Vec<f64> = (0..n).map(|i| ((i * 7919 % 1013) as f64 / 1013.0 - 0.5) * 1e-2).collect();
+    let mut assembled = vec![0.0; n];
+    sys.jacobian.mul_vec(&p, &mut assembled);
+    let mut mf = MatrixFree::new(model, &sys);
+    let mut product = vec![0.0; n];
+    mf.jacobian_product(&sys, model, &stage, &state.q, &state.v, &p, &mut product);
+    let scale = assembled.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let diff = assembled.iter().zip(&product).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+    (diff / scale, contacts)
+}
+
+/// Both paths are exact derivatives of the same forces (the assembled one from the analytic ∂P/∂F
+/// and the AD'd contact kernels, the matrix-free one from AD of P and of the same kernels), so they
+/// agree to round-off: 1e-11 relative leaves room for ~1e4 ulps of cancellation in a 12-node sum.
+const ROUND_OFF: f64 = 1e-11;
+
+#[test]
+fn elastic_and_rayleigh_damping_products_match_the_assembled_jacobian() {
+    let ov = ["materials.\"foam\".damping=(alpha: 0.7, beta: 0.01)"];
+    let (rel, contacts) = compare("cantilever.ron", &ov, 5, false);
+    println!("elastic + damping: relative difference {rel:.2e}");
+    assert_eq!(contacts, 0);
+    assert!(rel < ROUND_OFF, "{rel:e}");
+}
+
+#[test]
+fn collider_contact_and_sliding_friction_products_match() {
+    let (rel, contacts) = compare("ramp10.ron", &["friction.pairs[0].mu=0.1"], 20, false);
+    println!("collider contact + friction: relative difference {rel:.2e} over {contacts} contacts");
+    assert!(contacts > 0);
+    assert!(rel < ROUND_OFF, "{rel:e}");
+}
+
+#[test]
+fn lagged_friction_products_match() {
+    let (rel, contacts) = compare("ramp10.ron", &["friction.pairs[0].mu=0.1"], 20, true);
+    println!("lagged friction: relative difference {rel:.2e} over {contacts} contacts");
+    assert!(contacts > 0);
+    assert!(rel < ROUND_OFF, "{rel:e}");
+}
+
+#[test]
+fn triangle_contact_and_friction_products_match() {
+    let (rel, contacts) = compare("block_on_slab.ron", &["friction.pairs[0].mu=0.1"], 20, false);
+    println!("solid-solid contact + friction: relative difference {rel:.2e} over {contacts} contacts");
+    assert!(contacts > 0);
+    assert!(rel < ROUND_OFF, "{rel:e}");
+}
+
+/// Final state of `steps` steps with the given linear solver, and the step statistics summed.
+fn run(name: &str, overrides: &[&str], solver: &str, steps: usize) -> (Vec<f64>, Vec<f64>, usize, usize) {
+    let mut ov = overrides.to_vec();
+    let set = format!("pipeline.newton.linear_solver={solver}");
+    ov.push(&set);
+    let mut s = sim(name, &ov);
+    let (mut newton, mut linear) = (0, 0);
+    for _ in 0..steps {
+        let st = s.step().expect("finite");
+        assert!(st.converged, "{name} {solver}: {:?}", st.failure);
+        newton += st.newton_iterations;
+        linear += st.linear_iterations;
+    }
+    (s.state.q, s.state.v, newton, linear)
+}
+
+/// Iterative (matrix-free BiCGSTAB) and Lu (direct) Newton reach the same steps: both stop at the
+/// residual tolerance 1e-7 m/s^2 of these scenes, so each step's velocities differ by at most
+/// ~h * 1e-7 and 100 steps by ~1e-7 m/s; positions by h times that. Gates: 1e-6 m/s and 1e-8 m.
+#[test]
+fn iterative_and_direct_newton_take_the_same_steps() {
+    let cases: [(&str, &[&str]); 4] = [
+        ("ramp10.ron", &["friction.pairs[0].mu=0.176"]),
+        ("ramp10.ron", &["friction.pairs[0].mu=0.177"]),
+        ("block_on_slab.ron", &["friction.pairs[0].mu=0.1"]),
+        ("flat_stop.ron", &[]),
+    ];
+    for (name, ov) in cases {
+        let (q_lu, v_lu, n_lu, _) = run(name, ov, "Lu", 100);
+        let (q_it, v_it, n_it, lin) = run(name, ov, "Iterative", 100);
+        let dq = q_lu.iter().zip(&q_it).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+        let dv = v_lu.iter().zip(&v_it).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+        println!(
+            "{name} {ov:?}: |dq| {dq:.2e} m, |dv| {dv:.2e} m/s; Newton {n_lu} (Lu) vs {n_it} (Iterative, {lin} BiCGSTAB)"
+        );
+        assert!(dv < 1e-6 && dq < 1e-8, "{name}: dq {dq:e}, dv {dv:e}");
+    }
+}
