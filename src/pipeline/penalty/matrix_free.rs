@@ -26,7 +26,7 @@ fn dual(x: [f64; 3], dx: [f64; 3]) -> [Dual64; 3] {
     std::array::from_fn(|k| Dual64::new(x[k], dx[k]))
 }
 
-/// Work space of the matrix-free solve: O(nodes + elements), no sparse matrix.
+/// Jacobian-vector products: the direction and its product buffers, O(nodes + elements).
 pub struct MatrixFree {
     /// The direction on every DOF (kinematic ones 0).
     direction: Vec<f64>,
@@ -35,43 +35,52 @@ pub struct MatrixFree {
     /// d f_body and d f_contact along the direction (full length).
     d_body: Vec<f64>,
     d_contact: Vec<f64>,
-    /// Per element: its Hessian's four 3×3 diagonal blocks; per node: the inverse diagonal block
-    /// of J (block Jacobi).
+}
+
+/// The block-Jacobi preconditioner: per element its Hessian's four 3×3 diagonal blocks, per node
+/// the inverse of its 3×3 diagonal block of J.
+pub struct BlockJacobi {
     elem_blocks: Vec<[Matrix3<f64>; 4]>,
-    jacobi: Vec<Matrix3<f64>>,
+    inverse: Vec<Matrix3<f64>>,
+}
+
+/// Everything `linear_solver: Iterative` keeps between solves (no sparse matrix).
+pub struct IterativeSolver {
+    products: MatrixFree,
+    preconditioner: BlockJacobi,
     krylov: Bicgstab,
 }
 
-impl MatrixFree {
-    pub fn new(model: &Model, system: &System) -> MatrixFree {
-        let (n, ne) = (model.dof_count(), system.elems.len());
-        MatrixFree {
-            direction: vec![0.0; n],
-            elem_product: vec![[0.0; 12]; ne],
-            d_body: vec![0.0; n],
-            d_contact: vec![0.0; n],
-            elem_blocks: vec![[Matrix3::zeros(); 4]; ne],
-            jacobi: vec![Matrix3::zeros(); model.node_count()],
+impl IterativeSolver {
+    pub fn new(model: &Model, system: &System) -> IterativeSolver {
+        let ne = system.elems.len();
+        IterativeSolver {
+            products: MatrixFree::new(model, system),
+            preconditioner: BlockJacobi {
+                elem_blocks: vec![[Matrix3::zeros(); 4]; ne],
+                inverse: vec![Matrix3::zeros(); model.node_count()],
+            },
             krylov: Bicgstab::new(system.n_free),
         }
     }
 }
 
-/// The direction-dependent buffers of a product, split from the preconditioner so that BiCGSTAB's
-/// two closures can borrow them side by side.
-struct Products<'a> {
-    direction: &'a mut [f64],
-    elem_product: &'a mut [[f64; 12]],
-    d_body: &'a mut [f64],
-    d_contact: &'a mut [f64],
-}
+impl MatrixFree {
+    pub fn new(model: &Model, system: &System) -> MatrixFree {
+        let n = model.dof_count();
+        MatrixFree {
+            direction: vec![0.0; n],
+            elem_product: vec![[0.0; 12]; system.elems.len()],
+            d_body: vec![0.0; n],
+            d_contact: vec![0.0; n],
+        }
+    }
 
-impl Products<'_> {
     /// `out = J p` on free DOFs at positions `q` and velocities `v` (the last evaluation's contacts
     /// and damping stiffness), by forward-mode AD: `J p = d/dt r(v + t p)` with
     /// `q(v + t p) = q + t dq_dv p`.
     #[allow(clippy::too_many_arguments)]
-    fn jacobian_product(
+    pub fn jacobian_product(
         &mut self,
         sys: &System,
         model: &Model,
@@ -120,9 +129,7 @@ impl Products<'_> {
             let lag = entry.lagged.as_ref();
             match entry.stencil {
                 Stencil::Collider { node: i, collider } => {
-                    let c = &model.colliders[collider];
-                    let at = c.placement(stage.t1());
-                    let vc = c.motion.step(stage.t0, stage.duration).field_at_end();
+                    let (c, at, vc) = stage.collider(model, collider);
                     let dx = node_arr(full, i);
                     let x = dual(node_arr(q, i), dx.map(|d| dq_dv * d));
                     let f = collider_force(c, &at, &vc, x, dual(node_arr(v, i), dx), &entry.params, lag);
@@ -153,37 +160,13 @@ impl Products<'_> {
     }
 }
 
-impl MatrixFree {
-    /// `out = J p` on free DOFs (see [`Products::jacobian_product`]); for tests and benches.
-    #[allow(clippy::too_many_arguments)]
-    pub fn jacobian_product(
-        &mut self,
-        sys: &System,
-        model: &Model,
-        stage: &StageSystem,
-        q: &[f64],
-        v: &[f64],
-        p_free: &[f64],
-        out: &mut [f64],
-    ) {
-        self.products().jacobian_product(sys, model, stage, q, v, p_free, out);
-    }
-
-    fn products(&mut self) -> Products<'_> {
-        Products {
-            direction: &mut self.direction,
-            elem_product: &mut self.elem_product,
-            d_body: &mut self.d_body,
-            d_contact: &mut self.d_contact,
-        }
-    }
-
+impl BlockJacobi {
     /// Inverses of the 3×3 diagonal blocks of `J` per node (block Jacobi), from element Hessians
     /// and the contact kernels' linearizations at `q`, `v`. A block that cannot be inverted falls
     /// back to the inverse of its diagonal.
-    pub fn block_jacobi(&mut self, sys: &System, model: &Model, stage: &StageSystem, q: &[f64], v: &[f64]) {
+    pub fn build(&mut self, sys: &System, model: &Model, stage: &StageSystem, q: &[f64], v: &[f64]) {
         let (bh, dq_dv) = (stage.bh, stage.dq_dv);
-        let blocks = &mut self.jacobi;
+        let blocks = &mut self.inverse;
         for (i, b) in blocks.iter_mut().enumerate() {
             let alpha = model.solids[model.node_body[i]].rayleigh.0;
             *b = Matrix3::identity() * model.node_mass[i] * (1.0 + bh.body * alpha);
@@ -211,9 +194,7 @@ impl MatrixFree {
             let lag = entry.lagged.as_ref();
             match entry.stencil {
                 Stencil::Collider { node: i, collider } => {
-                    let c = &model.colliders[collider];
-                    let at = c.placement(stage.t1());
-                    let vc = c.motion.step(stage.t0, stage.duration).field_at_end();
+                    let (c, at, vc) = stage.collider(model, collider);
                     let lin = collider_linearized(c, &at, &vc, node_arr(q, i), node_arr(v, i), &entry.params, lag);
                     blocks[i] -= lin.dq * c_q + lin.dv * c_v;
                 }
@@ -233,12 +214,10 @@ impl MatrixFree {
             *b = b.try_inverse().unwrap_or_else(|| Matrix3::from_diagonal(&b.diagonal().map(|d| 1.0 / d)));
         }
     }
-}
 
-/// `out = K⁻¹ y` with the block-Jacobi preconditioner `jacobi` (free DOFs).
-fn precondition(jacobi: &[Matrix3<f64>], free: &[usize], y: &[f64], out: &mut [f64]) {
-    {
-        for (i, b) in jacobi.iter().enumerate() {
+    /// `out = K⁻¹ y` (free DOFs).
+    fn apply(&self, free: &[usize], y: &[f64], out: &mut [f64]) {
+        for (i, b) in self.inverse.iter().enumerate() {
             let f = free[3 * i];
             if f == usize::MAX {
                 continue;
@@ -272,48 +251,24 @@ impl PenaltyPipeline {
             }
         }
         loop {
-            if let Err(e) = self.evaluate(model, prob, v, false, stats) {
-                out.failure = Some(format!("residual undefined at the current iterate: {e:?}"));
-                return out;
-            }
-            let (res, merit) = self.residual_norms(model, &prob.sys);
-            out.residual = res;
-            if res <= spec.residual_tolerance {
-                return out;
-            }
-            if !res.is_finite() {
-                out.failure = Some("residual is not finite".into());
-                return out;
-            }
-            if out.iterations >= spec.max_iterations {
-                out.failure = Some(format!(
-                    "no convergence in {} Newton iterations (residual {res:.3e} m/s^2)",
-                    spec.max_iterations
-                ));
-                return out;
-            }
+            let Some((res, merit)) = self.next_iterate(model, prob, v, false, &mut out, stats) else { return out };
             let sigma = previous.map_or(SIGMA_MAX, |prev| (merit / prev).powf(PHI).min(SIGMA_MAX));
             previous = Some(merit);
             let start = Instant::now();
             for ((b, r), w) in rhs.iter_mut().zip(&self.system.residual).zip(&scale) {
                 *b = -r * w;
             }
-            let mf = self.matrix_free.get_or_insert_with(|| MatrixFree::new(model, &self.system));
-            mf.block_jacobi(&self.system, model, &prob.sys, &self.q, v);
-            let mut products = Products {
-                direction: &mut mf.direction,
-                elem_product: &mut mf.elem_product,
-                d_body: &mut mf.d_body,
-                d_contact: &mut mf.d_contact,
-            };
-            let (system, q, jacobi) = (&self.system, &self.q, &mf.jacobi);
+            let IterativeSolver { products, preconditioner, krylov } =
+                self.iterative.get_or_insert_with(|| IterativeSolver::new(model, &self.system));
+            let (system, q) = (&self.system, &self.q);
+            preconditioner.build(system, model, &prob.sys, q, v);
             // BiCGSTAB on the scaled system (W J) p = -W r, W = diag(1 / (m b h)).
-            let info = mf.krylov.solve(
+            let info = krylov.solve(
                 |y, o| {
                     products.jacobian_product(system, model, &prob.sys, q, v, y, o);
                     o.iter_mut().zip(&scale).for_each(|(oi, w)| *oi *= w);
                 },
-                |y, o| precondition(jacobi, &system.free, y, o),
+                |y, o| preconditioner.apply(&system.free, y, o),
                 &rhs,
                 &mut self.dir,
                 sigma,

@@ -31,7 +31,7 @@ pub struct PenaltyPipeline {
     /// Name of the scheme of the last step.
     scheme_name: &'static str,
     /// Work space of `linear_solver: Iterative` (made at its first use).
-    matrix_free: Option<matrix_free::MatrixFree>,
+    iterative: Option<matrix_free::IterativeSolver>,
 }
 
 /// Outcome of the stages of one step.
@@ -59,7 +59,7 @@ impl PenaltyPipeline {
             dir: vec![0.0; nf],
             lagged: Vec::new(),
             last: None,
-            matrix_free: None,
+            iterative: None,
         }
     }
 

@@ -80,28 +80,10 @@ impl PenaltyPipeline {
         v: &mut [f64],
         stats: &mut StepStats,
     ) -> NewtonOutcome {
-        let NewtonSpec { residual_tolerance, step_tolerance, max_iterations, armijo, max_line_search_steps, .. } =
-            self.spec.newton;
+        let NewtonSpec { residual_tolerance, step_tolerance, armijo, max_line_search_steps, .. } = self.spec.newton;
         let mut out = NewtonOutcome { iterations: 0, line_search_steps: 0, residual: f64::INFINITY, failure: None };
         loop {
-            if let Err(e) = self.evaluate(model, prob, v, true, stats) {
-                out.failure = Some(format!("residual undefined at the current iterate: {e:?}"));
-                return out;
-            }
-            let (res, merit) = self.residual_norms(model, &prob.sys);
-            out.residual = res;
-            if res <= residual_tolerance {
-                return out;
-            }
-            if !res.is_finite() {
-                out.failure = Some("residual is not finite".into());
-                return out;
-            }
-            if out.iterations >= max_iterations {
-                out.failure =
-                    Some(format!("no convergence in {max_iterations} Newton iterations (residual {res:.3e} m/s^2)"));
-                return out;
-            }
+            let Some((res, merit)) = self.next_iterate(model, prob, v, true, &mut out, stats) else { return out };
             // Inexact Newton forcing: the linear residual only needs to fall a decade below what
             // the Newton tolerance asks of this iterate; tighter solves buy nothing.
             self.system.linear.rel_tol = (0.1 * residual_tolerance / res).clamp(1e-10, 1e-3);
@@ -138,6 +120,37 @@ impl PenaltyPipeline {
             if step_inf <= step_tolerance {
                 return self.stalled(model, prob, v, step_inf, out, stats);
             }
+        }
+    }
+
+    /// Evaluate at `v` (with the Jacobian if asked) and apply the stopping tests: the residual's
+    /// (inf-norm, 2-norm) to go on, or `None` when `out` is final (converged or failed).
+    pub(super) fn next_iterate(
+        &mut self,
+        model: &Model,
+        prob: &StageProblem,
+        v: &[f64],
+        jacobian: bool,
+        out: &mut NewtonOutcome,
+        stats: &mut StepStats,
+    ) -> Option<(f64, f64)> {
+        if let Err(e) = self.evaluate(model, prob, v, jacobian, stats) {
+            out.failure = Some(format!("residual undefined at the current iterate: {e:?}"));
+            return None;
+        }
+        let (res, merit) = self.residual_norms(model, &prob.sys);
+        out.residual = res;
+        let max = self.spec.newton.max_iterations;
+        if res <= self.spec.newton.residual_tolerance {
+            None
+        } else if !res.is_finite() {
+            out.failure = Some("residual is not finite".into());
+            None
+        } else if out.iterations >= max {
+            out.failure = Some(format!("no convergence in {max} Newton iterations (residual {res:.3e} m/s^2)"));
+            None
+        } else {
+            Some((res, merit))
         }
     }
 

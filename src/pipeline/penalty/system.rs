@@ -13,6 +13,7 @@ use crate::energy::ElasticModel;
 use crate::integrator::ForceWeights;
 use crate::linalg::newton_solver::{LinearInfo, NewtonSolver};
 use crate::linalg::sparse::{LinearSolveError, Pattern, SparseMatrix};
+use crate::model::motion::VelocityField;
 use crate::model::{Model, node, node_arr};
 use nalgebra::{SMatrix, SVector, Vector3};
 use rayon::prelude::*;
@@ -34,6 +35,17 @@ impl StageSystem {
     /// End time of the stage.
     pub fn t1(&self) -> f64 {
         self.t0 + self.duration
+    }
+
+    /// Collider `index` placed at the stage's end, and the velocity field of its surface over the
+    /// stage (an affine field of the position, exact for a turning collider).
+    pub fn collider<'m>(
+        &self,
+        model: &'m Model,
+        index: usize,
+    ) -> (&'m crate::contact::collider::Collider, crate::contact::collider::Placement, VelocityField) {
+        let c = &model.colliders[index];
+        (c, c.placement(self.t1()), c.motion.step(self.t0, self.duration).field_at_end())
     }
 
     /// The same stage window with no residual weights: forces only (known forces of a level,
@@ -326,11 +338,7 @@ impl System {
             let lag = entry.lagged.as_ref();
             match entry.stencil {
                 Stencil::Collider { node: i, collider } => {
-                    let c = &model.colliders[collider];
-                    let at = c.placement(stage.t1());
-                    // The velocity of the collider's surface point found at the node's end-of-stage
-                    // position (an affine field of that position, exact for a turning collider).
-                    let vc = c.motion.step(stage.t0, stage.duration).field_at_end();
+                    let (c, at, vc) = stage.collider(model, collider);
                     let (x, vi) = (node_arr(q, i), node_arr(v, i));
                     if jacobian {
                         let lin = collider_linearized(c, &at, &vc, x, vi, &entry.params, lag);
