@@ -391,3 +391,34 @@ fn garbled_input_never_panics() {
         );
     }
 }
+
+/// Volume penalties and integrators: out-of-range values are named with their field.
+#[test]
+fn volume_penalty_and_integrator_mistakes_are_named() {
+    let solid = r#"position: (0.0, 0.0, 0.06),"#;
+    let e = err(&edit(solid, r#"position: (0.0, 0.0, 0.06), volume: (compressibility_per_atm: 0.0),"#));
+    assert_has(&e, &["bodies[0].volume.compressibility_per_atm", "[1e-12, 1e3]"]);
+    let e = err(&edit(
+        solid,
+        r#"position: (0.0, 0.0, 0.06), volume: (compressibility_per_atm: 1.0, gauge_pressure_atm: 2.0),"#,
+    ));
+    assert_has(&e, &["bodies[0].volume.gauge_pressure_atm", "< 1"]);
+    let e = err(&edit(solid, r#"position: (0.0, 0.0, 0.06), volume: (compresibility_per_atm: 1.0),"#));
+    assert_has(&e, &["compresibility_per_atm"]);
+    let e = err(&edit("Penalty(newton: (max_iterations: 20))", "Penalty(integrator: TrBdf2(gamma: 1.5))"));
+    assert_has(&e, &["pipeline.integrator.gamma", "(0, 1)"]);
+    let e = err(&edit("Penalty(newton: (max_iterations: 20))", "Penalty(integrator: Sdirk3)"));
+    assert_has(&e, &["an integrator: BackwardEuler"]);
+    let e = err(&edit("Penalty(newton: (max_iterations: 20))", "Penalty(lagged_iterations: 3)"));
+    assert_has(&e, &["pipeline.lagged_iterations", "Lagged"]);
+    // Accepted spellings of TR-BDF2.
+    for ok in ["TrBdf2", "TrBdf2()", "TrBdf2(gamma: 0.5)"] {
+        parse(&edit("Penalty(newton: (max_iterations: 20))", &format!("Penalty(integrator: {ok})")))
+            .unwrap_or_else(|e| panic!("{ok}: {e}"));
+    }
+    // A cavity needs a hollow mesh: reported when the scene is built.
+    let text = edit(solid, r#"position: (0.0, 0.0, 0.06), volume: (compressibility_per_atm: 1.0, region: Cavity),"#);
+    let loaded = parse_scene_str(&text, "scene.ron", Path::new("."), &[]).expect("parses");
+    let e = fricsim::scene::build::build(&loaded).expect_err("no cavity").to_string();
+    assert_has(&e, &["bodies[0].volume.region", "hollow"]);
+}

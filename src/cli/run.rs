@@ -85,6 +85,10 @@ pub fn stats_columns(model: &Model) -> Vec<String> {
             cols.push(format!("{}.{c}", b.name));
         }
     }
+    for b in model.solids.iter().filter(|b| b.volume.is_some()) {
+        cols.push(format!("{}.volume", b.name));
+        cols.push(format!("{}.volume_loss_pct", b.name));
+    }
     for b in &model.rigids {
         for c in RIGID_COLUMNS {
             cols.push(format!("{}.{c}", b.name));
@@ -126,6 +130,10 @@ fn stats_row(model: &Model, state: &State, s: &StepStats, wall: f64) -> Vec<Stat
     for b in &model.solids {
         let (x, v) = state.centroid(model, b);
         row.extend([x.x, x.y, x.z, v.x, v.y, v.z].map(StatValue::Float));
+    }
+    for zone in model.solids.iter().filter_map(|b| b.volume.as_ref()) {
+        let v = crate::energy::volume::enclosed_volume(&zone.triangles, &state.q);
+        row.extend([v, 100.0 * (zone.rest_volume - v) / zone.rest_volume].map(StatValue::Float));
     }
     for b in &state.rigid {
         let (x, q, v, w) = (b.position, b.orientation.quaternion(), b.linear_velocity, b.angular_velocity);

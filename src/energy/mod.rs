@@ -10,6 +10,7 @@ pub mod elastic;
 pub mod membrane;
 pub mod psd;
 pub mod rod;
+pub mod volume;
 
 pub use elastic::{ElasticModel, Lame, Material, TetElement};
 pub use psd::project_psd;

@@ -125,12 +125,26 @@ impl NewtonSolver {
             .map_err(|e| LinearSolveError::Singular(format!("{e:?}")))
     }
 
-    fn gmres(&mut self, a: &SparseMatrix, rhs: &[f64]) -> GmresInfo {
+    fn gmres(&mut self, a: &SparseMatrix, low_rank: &[(Vec<f64>, Vec<f64>)], rhs: &[f64]) -> GmresInfo {
         let factor = self.factor.as_ref().expect("factor present");
+        // Precondition with the factor corrected for the low-rank terms, so that a stiff volume
+        // penalty's rank-one Jacobian does not slow GMRES down.
+        let wb = if low_rank.is_empty() { None } else { Woodbury::new(factor, low_rank) };
         self.x.iter_mut().for_each(|v| *v = 0.0);
         self.gmres.solve(
-            |x, y| a.mul_vec(x, y),
-            |v| factor.solve_in_place(v),
+            |x, y| {
+                a.mul_vec(x, y);
+                for (u, w) in low_rank {
+                    let wx: f64 = w.iter().zip(x).map(|(a, b)| a * b).sum();
+                    y.iter_mut().zip(u).for_each(|(yi, ui)| *yi += ui * wx);
+                }
+            },
+            |v| {
+                factor.solve_in_place(v);
+                if let Some(wb) = &wb {
+                    wb.apply(low_rank, v);
+                }
+            },
             rhs,
             &mut self.x,
             self.rel_tol,
@@ -139,7 +153,15 @@ impl NewtonSolver {
     }
 
     /// Solve `A x = rhs`, overwriting `rhs` with `x`.
-    pub fn solve(&mut self, a: &SparseMatrix, rhs: &mut [f64]) -> Result<LinearInfo, LinearSolveError> {
+    /// Solve `(A + Σ u wᵀ) x = rhs` in place: `A` sparse, the low-rank terms (a volume penalty's
+    /// exact Jacobian) applied without forming them — in GMRES's products, or by the
+    /// Sherman–Morrison–Woodbury formula around the direct LU.
+    pub fn solve(
+        &mut self,
+        a: &SparseMatrix,
+        low_rank: &[(Vec<f64>, Vec<f64>)],
+        rhs: &mut [f64],
+    ) -> Result<LinearInfo, LinearSolveError> {
         if self.generation != Some(a.generation()) {
             self.reset_for(a);
         }
@@ -147,12 +169,16 @@ impl NewtonSolver {
         if self.direct_lu {
             let f = self.factor_lu(a)?;
             f.solve_in_place(rhs);
+            if !low_rank.is_empty() {
+                let wb = Woodbury::new(&f, low_rank).ok_or(LinearSolveError::NonFinite)?;
+                wb.apply(low_rank, rhs);
+            }
             info.factorizations = 1;
             return if rhs.iter().all(|v| v.is_finite()) { Ok(info) } else { Err(LinearSolveError::NonFinite) };
         }
         // 1. The cached preconditioner, if any.
         if self.factor.is_some() {
-            let g = self.gmres(a, rhs);
+            let g = self.gmres(a, low_rank, rhs);
             info.gmres_iterations += g.iterations;
             if g.converged {
                 rhs.copy_from_slice(&self.x);
@@ -165,7 +191,7 @@ impl NewtonSolver {
             let Some(f) = f else { continue };
             self.factor = Some(f);
             info.factorizations += 1;
-            let g = self.gmres(a, rhs);
+            let g = self.gmres(a, low_rank, rhs);
             info.gmres_iterations += g.iterations;
             if g.converged {
                 rhs.copy_from_slice(&self.x);
@@ -176,5 +202,44 @@ impl NewtonSolver {
             return Err(LinearSolveError::NonFinite);
         }
         Err(LinearSolveError::NotConverged)
+    }
+}
+
+/// The Sherman–Morrison–Woodbury correction that turns a solve with `A` into one with
+/// `A + U Wᵀ`: `(A + U Wᵀ)⁻¹ b = z − Y (I + Wᵀ Y)⁻¹ Wᵀ z` with `z = A⁻¹ b` and `Y = A⁻¹ U`,
+/// prepared once per factor (one extra solve per term) and then applied at the cost of a few dot
+/// products.
+struct Woodbury {
+    y: Vec<Vec<f64>>,
+    /// `(I + Wᵀ Y)⁻¹`, k×k.
+    c_inv: nalgebra::DMatrix<f64>,
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(p, q)| p * q).sum()
+}
+
+impl Woodbury {
+    fn new(f: &Factor, low_rank: &[(Vec<f64>, Vec<f64>)]) -> Option<Woodbury> {
+        let k = low_rank.len();
+        let y: Vec<Vec<f64>> = low_rank
+            .iter()
+            .map(|(u, _)| {
+                let mut yj = u.clone();
+                f.solve_in_place(&mut yj);
+                yj
+            })
+            .collect();
+        let c = nalgebra::DMatrix::from_fn(k, k, |i, j| (i == j) as u8 as f64 + dot(&low_rank[i].1, &y[j]));
+        Some(Woodbury { y, c_inv: c.try_inverse()? })
+    }
+
+    /// Given `z = A⁻¹ b` in `x`, overwrite it with `(A + U Wᵀ)⁻¹ b`.
+    fn apply(&self, low_rank: &[(Vec<f64>, Vec<f64>)], x: &mut [f64]) {
+        let wz = nalgebra::DVector::from_fn(low_rank.len(), |i, _| dot(&low_rank[i].1, x));
+        let coef = &self.c_inv * wz;
+        for (j, yj) in self.y.iter().enumerate() {
+            x.iter_mut().zip(yj).for_each(|(xi, yi)| *xi -= coef[j] * yi);
+        }
     }
 }

@@ -33,6 +33,8 @@ pub struct Solid {
     /// Boundary nodes (global indices, sorted).
     pub surface_nodes: Vec<usize>,
     pub mass: f64,
+    /// Volume-change penalty zone (001 §2.4), if the scene asks for one.
+    pub volume: Option<crate::energy::volume::VolumeZone>,
 }
 
 impl Solid {

@@ -2,9 +2,11 @@
 
 use super::schema::{
     BodySpec, ColliderSpec, FrictionLawSpec, MeshSpec, MotionSpec, PipelineSpec, RegionSpec, Scene, Vec3,
+    VolumeJacobian, VolumeRegion,
 };
 use super::{LoadedScene, SceneError, error_at, resolve_path, rigid, thin};
 use crate::contact::collider::{Collider, Shape};
+use crate::energy::volume::{VolumeZone, cavity_triangles};
 use crate::energy::{Lame, Material, TetElement};
 use crate::friction::smooth::SmoothFriction;
 use crate::mesh::{TetMesh, procedural, vtk_read};
@@ -185,6 +187,33 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             let rest = nodes.iter().map(|&i| mesh.vertices[i - offset]).collect();
             kinematic.push(KinematicSet { nodes, rest, motion: motion(&kin.motion) });
         }
+        let surface: Vec<[usize; 3]> = mesh.surface_triangles().into_iter().map(|t| t.map(global)).collect();
+        let volume = match &spec.volume {
+            None => None,
+            Some(vs) => {
+                let triangles = match vs.region {
+                    VolumeRegion::Boundary => surface.clone(),
+                    VolumeRegion::Cavity => cavity_triangles(&surface, &q).ok_or_else(|| {
+                        error_at(
+                            &file,
+                            &format!("{field}.volume.region"),
+                            "`Cavity` needs a hollow mesh (an inner boundary); this mesh has one closed surface",
+                        )
+                    })?,
+                };
+                let exact = vs.jacobian == VolumeJacobian::Exact;
+                let zone =
+                    VolumeZone::new(triangles, &q, vs.form, vs.compressibility_per_atm, vs.gauge_pressure_atm, exact);
+                if zone.rest_volume.is_nan() || zone.rest_volume <= 0.0 {
+                    return Err(error_at(
+                        &file,
+                        &format!("{field}.volume"),
+                        format!("the enclosed rest volume is {:e} m^3; it must be positive", zone.rest_volume),
+                    ));
+                }
+                Some(zone)
+            }
+        };
         solids.push(Solid {
             name: spec.name.clone(),
             material: mat_id,
@@ -192,9 +221,10 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             rayleigh: m.damping.map(|d| (d.alpha, d.beta)).unwrap_or((0.0, 0.0)),
             nodes: offset..node_mass.len(),
             elements,
-            surface: mesh.surface_triangles().into_iter().map(|t| t.map(global)).collect(),
+            surface,
             surface_nodes: mesh.surface_vertices().into_iter().map(global).collect(),
             mass: total,
+            volume,
         });
     }
     let mut node_is_kinematic = vec![false; node_mass.len()];

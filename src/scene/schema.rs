@@ -422,6 +422,47 @@ pub struct SolidSpec {
     /// Vertex sets with prescribed motion (selected after placement, in world coordinates).
     #[serde(default)]
     pub kinematic: Vec<KinematicSpec>,
+    /// A volume-change penalty on this solid (001 §2.4; `Penalty` pipeline).
+    #[serde(default)]
+    pub volume: Option<VolumeSpec>,
+}
+
+/// The volume-change penalty of 001 §2.4 on a solid's enclosed volume.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VolumeSpec {
+    /// Which volume: `Boundary`, the solid's own (enclosed by its outer surface), or `Cavity`, the
+    /// hollow inside a mesh with inner boundaries (a tennis ball's air).
+    #[serde(default)]
+    pub region: VolumeRegion,
+    /// Isothermal compressibility κv of the medium in 1/atm (> 0): a gas at 1 atm is 1, water
+    /// 4.6e-5.
+    pub compressibility_per_atm: f64,
+    /// `Quadratic` (001 eq. 19), `IdealGas` (eq. 17, P0 = 1/κv) or `NearlyIncompressible` (eq. 18).
+    #[serde(default)]
+    pub form: crate::energy::volume::VolumeForm,
+    /// Gauge pressure of the medium in the rest shape (atm): a tennis ball is about 1.
+    #[serde(default)]
+    pub gauge_pressure_atm: f64,
+    /// Assembled Newton Jacobians: `Exact` keeps the dense rank-one term `π' ∇V ∇Vᵀ` (applied as
+    /// a low-rank update, never stored), `Sparse` drops it (001 Table II(c)). The matrix-free
+    /// solver always uses the exact Jacobian.
+    #[serde(default)]
+    pub jacobian: VolumeJacobian,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum VolumeRegion {
+    #[default]
+    Boundary,
+    Cavity,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum VolumeJacobian {
+    #[default]
+    Exact,
+    Sparse,
 }
 
 /// Where a solid's tetrahedra come from.

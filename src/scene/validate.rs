@@ -480,10 +480,40 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
             }
             motion(c, &format!("{kp}.motion"), &kin.motion);
         }
+        if let Some(vol) = &b.volume {
+            volume(c, &format!("{p}.volume"), vol, nonsmooth);
+        }
     }
     let bodies = s.bodies.iter().enumerate().map(|(i, b)| (format!("bodies[{i}]"), b.name()));
     let colliders = s.colliders.iter().enumerate().map(|(i, col)| (format!("colliders[{i}]"), collider_name(col)));
     unique_names(c, bodies.chain(colliders));
+}
+
+/// A volume-change penalty (001 §2.4).
+fn volume(c: &mut Checks, p: &str, v: &VolumeSpec, nonsmooth: bool) {
+    if nonsmooth {
+        c.push(
+            p.to_string(),
+            None,
+            "the volume-change penalty is part of the Penalty pipeline (`pipeline: Penalty(..)`)",
+        );
+    }
+    // Below 1e-12 1/atm (a million times stiffer than water) the penalty's stiffness overflows
+    // any Newton solve; above 1e3 1/atm it holds nothing (a gas at a thousandth of an atmosphere).
+    c.check(
+        &format!("{p}.compressibility_per_atm"),
+        v.compressibility_per_atm,
+        |k| (1e-12..=1e3).contains(&k),
+        "must be in [1e-12, 1e3] (1/atm): a gas at 1 atm is 1, water 4.6e-5",
+    );
+    let kp = v.compressibility_per_atm * v.gauge_pressure_atm;
+    if v.form == crate::energy::volume::VolumeForm::Quadratic && kp >= 1.0 && kp.is_finite() {
+        c.push(
+            format!("{p}.gauge_pressure_atm"),
+            Some(fmt_f(v.gauge_pressure_atm)),
+            "with the Quadratic form, compressibility_per_atm * gauge_pressure_atm must be < 1 (the reference volume V0 / (1 - kv p) would not be positive)",
+        );
+    }
 }
 
 fn thin_body(c: &mut Checks, s: &Scene, p: &str, name: &str, material: &str, nonsmooth: bool, kin: &[KinematicSpec]) {

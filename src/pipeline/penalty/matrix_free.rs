@@ -35,6 +35,9 @@ pub struct MatrixFree {
     /// d f_body and d f_contact along the direction (full length).
     d_body: Vec<f64>,
     d_contact: Vec<f64>,
+    /// Dual positions and forces for the volume zones (empty without zones).
+    q_dual: Vec<Dual64>,
+    f_dual: Vec<Dual64>,
 }
 
 /// The block-Jacobi preconditioner: per element its Hessian's four 3×3 diagonal blocks, per node
@@ -73,6 +76,8 @@ impl MatrixFree {
             elem_product: vec![[0.0; 12]; system.elems.len()],
             d_body: vec![0.0; n],
             d_contact: vec![0.0; n],
+            q_dual: if system.zones.is_empty() { Vec::new() } else { vec![Dual64::from(0.0); n] },
+            f_dual: if system.zones.is_empty() { Vec::new() } else { vec![Dual64::from(0.0); n] },
         }
     }
 
@@ -121,6 +126,19 @@ impl MatrixFree {
             };
             for r in 0..12 {
                 force[3 * nodes[r / 3] + r % 3] -= self.elem_product[k][r] + kp[r];
+            }
+        }
+        if !sys.zones.is_empty() {
+            // The volume force π(V) ∇V differentiated whole: its dense rank-one part comes free.
+            for (dof, qd) in self.q_dual.iter_mut().enumerate() {
+                *qd = Dual64::new(q[dof], dq_dv * full[dof]);
+            }
+            self.f_dual.iter_mut().for_each(|f| *f = Dual64::from(0.0));
+            for &s in &sys.zones {
+                model.solids[s].volume.as_ref().expect("zones have a volume").add_force(&self.q_dual, &mut self.f_dual);
+            }
+            for (f, fd) in force.iter_mut().zip(&self.f_dual) {
+                *f += fd.eps;
             }
         }
         let dforce_contact = &mut *self.d_contact;
@@ -187,6 +205,17 @@ impl BlockJacobi {
                     block += sys.damping_k[k].fixed_view::<3, 3>(3 * a, 3 * a) * (bh.body * beta);
                 }
                 blocks[i] += block;
+            }
+        }
+        for (k, &s) in sys.zones.iter().enumerate() {
+            // The rank-one term's diagonal blocks −b h a h π' g_i g_iᵀ (∇²V has zero diagonal blocks).
+            let zone = model.solids[s].volume.as_ref().expect("zones have a volume");
+            let c = -bh.body * dq_dv * zone.pressure_slope(sys.zone_volumes[k]);
+            let mut grad = vec![0.0; q.len()];
+            zone.volume_gradient(q, &mut grad);
+            for i in zone.triangles.iter().flatten().copied().collect::<std::collections::BTreeSet<_>>() {
+                let g = crate::model::node(&grad, i);
+                blocks[i] += g * g.transpose() * c;
             }
         }
         let (c_q, c_v) = (bh.contact * dq_dv, bh.contact);

@@ -84,6 +84,13 @@ pub struct System {
     pub contacts: Vec<ContactEntry>,
     pub elastic_energy: f64,
     pub any_damping_k: bool,
+    /// Volume zones (solid index) and, after an assembly, the dense rank-one terms `u wᵀ` of their
+    /// exact Jacobians on free DOFs (`u = −b h a h π'(V) ∇V`, `w = ∇V`), applied by the linear
+    /// solver without storing them.
+    pub(super) zones: Vec<usize>,
+    pub low_rank: Vec<(Vec<f64>, Vec<f64>)>,
+    /// Enclosed volume of each zone at the last evaluation (m³).
+    pub zone_volumes: Vec<f64>,
 }
 
 /// Why a residual could not be evaluated.
@@ -91,6 +98,8 @@ pub struct System {
 pub enum EvalError {
     /// A neo-Hookean element has `det F <= 0`, where its energy is undefined.
     Inverted { solid: usize, element: usize },
+    /// A logarithmic volume penalty at a volume where it is undefined (V <= 0).
+    VolumeCollapsed { solid: usize, volume: f64 },
 }
 
 impl System {
@@ -138,6 +147,9 @@ impl System {
             contacts: Vec::new(),
             elastic_energy: 0.0,
             any_damping_k,
+            zones: (0..model.solids.len()).filter(|&s| model.solids[s].volume.is_some()).collect(),
+            low_rank: Vec::new(),
+            zone_volumes: Vec::new(),
         };
         if assembled {
             sys.compute_slots(model);
@@ -234,8 +246,10 @@ impl System {
     ) -> Result<(), EvalError> {
         self.eval_elements(model, q, jacobian)?;
         self.body_forces(model, v);
+        self.volume_forces(model, q)?;
         if jacobian {
             self.assemble_body_jacobian(model, stage);
+            self.assemble_volume_jacobian(model, stage, q);
         }
         self.contact_forces(model, stage, q, v, jacobian, &mut forces);
         let bh = stage.bh;
@@ -288,6 +302,61 @@ impl System {
                 }
             }
         }
+    }
+
+    /// The volume penalty's forces `π(V) ∇V` into `force_body` (001 eq. 20).
+    fn volume_forces(&mut self, model: &Model, q: &[f64]) -> Result<(), EvalError> {
+        self.zone_volumes.clear();
+        for &s in &self.zones {
+            let zone = model.solids[s].volume.as_ref().expect("zones have a volume");
+            let v = zone.add_force(q, &mut self.force_body);
+            if !zone.pressure(v).is_finite() {
+                return Err(EvalError::VolumeCollapsed { solid: s, volume: v });
+            }
+            self.zone_volumes.push(v);
+        }
+        Ok(())
+    }
+
+    /// `−b h a h π(V) ∇²V` per zone triangle into the assembled Jacobian, and with an exact
+    /// Jacobian the rank-one terms `−b h a h π'(V) ∇V ∇Vᵀ` into `low_rank`.
+    fn assemble_volume_jacobian(&mut self, model: &Model, stage: &StageSystem, q: &[f64]) {
+        self.low_rank.clear();
+        let c = stage.bh.body * stage.dq_dv;
+        for (k, &s) in self.zones.iter().enumerate() {
+            let zone = model.solids[s].volume.as_ref().expect("zones have a volume");
+            let v = self.zone_volumes[k];
+            let pi = zone.pressure(v);
+            for t in &zone.triangles {
+                let h = crate::energy::volume::VolumeZone::triangle_volume_hessian(&t.map(|i| node_arr(q, i)));
+                for r in 0..9 {
+                    for col in 0..9 {
+                        let (fr, fc) = (self.free[3 * t[r / 3] + r % 3], self.free[3 * t[col / 3] + col % 3]);
+                        if fr != usize::MAX && fc != usize::MAX && h[(r, col)] != 0.0 {
+                            self.jacobian.add(fr, fc, -c * pi * h[(r, col)]);
+                        }
+                    }
+                }
+            }
+            if zone.exact_jacobian {
+                let mut grad = vec![0.0; model.dof_count()];
+                zone.volume_gradient(q, &mut grad);
+                let w: Vec<f64> = self.free_part(&grad);
+                let u = w.iter().map(|g| -c * zone.pressure_slope(v) * g).collect();
+                self.low_rank.push((u, w));
+            }
+        }
+    }
+
+    /// The free entries of a full-length vector.
+    fn free_part(&self, full: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; self.n_free];
+        for (dof, &fi) in self.free.iter().enumerate() {
+            if fi != usize::MAX {
+                out[fi] = full[dof];
+            }
+        }
+        out
     }
 
     /// `M (1 + b h alpha) + b h (a h K + beta K0)` into a cleared Jacobian.
@@ -377,7 +446,7 @@ impl System {
         for (pi, ri) in p.iter_mut().zip(&self.residual) {
             *pi = -ri;
         }
-        self.linear.solve(&self.jacobian, p)
+        self.linear.solve(&self.jacobian, &self.low_rank, p)
     }
 }
 
