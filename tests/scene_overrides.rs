@@ -87,7 +87,7 @@ fn enum_variants_are_transparent() {
         "pipeline.contact.delta=2e-3",
     ]);
     assert!(matches!(solid(&l, 0).mesh, MeshSpec::Box { size: [0.2, 0.2, 0.2], .. }));
-    assert!(matches!(solid(&l, 1).mesh, MeshSpec::Ball { radius: 0.1, resolution: 4 }));
+    assert!(matches!(solid(&l, 1).mesh, MeshSpec::Ball { radius: 0.1, resolution: 4, .. }));
     let PipelineSpec::Penalty(p) = &l.scene.pipeline else { panic!("penalty") };
     assert_eq!(p.newton.max_iterations, 7);
     assert_eq!(p.contact.delta, 2e-3);
@@ -98,7 +98,7 @@ fn enum_variants_are_transparent() {
         "bodies[0].mesh=Ball(radius: 0.2, resolution: 3)",
         "bodies[0].kinematic[0].motion=Keyframes([(0.0, (0.0, 0.0, 0.0)), (1.0, (0.0, 0.0, 0.1))])",
     ]);
-    assert!(matches!(solid(&l, 0).mesh, MeshSpec::Ball { radius: 0.2, resolution: 3 }));
+    assert!(matches!(solid(&l, 0).mesh, MeshSpec::Ball { radius: 0.2, resolution: 3, .. }));
     assert!(matches!(&solid(&l, 0).kinematic[0].motion, MotionSpec::Keyframes(k) if k.len() == 2));
 }
 

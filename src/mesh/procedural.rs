@@ -139,6 +139,49 @@ pub fn ball_tets(radius: f64, resolution: usize) -> Result<TetMesh, MeshError> {
     TetMesh::new(vertices, tets)
 }
 
+/// A hollow ball: the shell between `inner_radius` and `radius`, from the same cube grid as
+/// [`ball_tets`] (`resolution` cells across, even) with the central cells removed. The shell gets
+/// `round(resolution/2 · (1 − inner/radius))` cell layers (at least 1); each of the grid's nested
+/// cube surfaces maps onto a sphere, at radii spaced evenly from `inner_radius` to `radius`.
+pub fn hollow_ball_tets(radius: f64, inner_radius: f64, resolution: usize) -> Result<TetMesh, MeshError> {
+    check_positive("radius", radius)?;
+    check_positive("inner_radius", inner_radius)?;
+    let n = resolution;
+    if inner_radius >= radius || n < 4 || n % 2 != 0 {
+        return Err(MeshError::InvalidParameter {
+            name: "resolution",
+            value: format!("{n} (inner_radius {inner_radius}, radius {radius})"),
+            allowed: "an even resolution >= 4 and 0 < inner_radius < radius for a hollow ball",
+        });
+    }
+    check_cells([n, n, n])?;
+    let layers = ((0.5 * n as f64 * (1.0 - inner_radius / radius)).round() as usize).clamp(1, n / 2 - 1);
+    let a = 1.0 - 2.0 * layers as f64 / n as f64; // half-width of the removed cube, grid units
+    let (grid_vertices, grid_tets) = grid(Vector3::repeat(-1.0), Vector3::repeat(1.0), [n, n, n]);
+    let centroid = |t: &[usize; 4]| t.iter().map(|&i| grid_vertices[i]).sum::<Vector3<f64>>() / 4.0;
+    // A tet lies in the shell iff its cell does; the cell's centre is within half a cell of the
+    // tet's centroid, and cell centres sit at odd multiples of 1/n, so this threshold separates them.
+    let kept: Vec<[usize; 4]> = grid_tets.into_iter().filter(|t| centroid(t).amax() > a).collect();
+    let mut index = vec![usize::MAX; grid_vertices.len()];
+    let mut vertices = Vec::new();
+    let tets = kept
+        .iter()
+        .map(|t| {
+            t.map(|i| {
+                if index[i] == usize::MAX {
+                    index[i] = vertices.len();
+                    let p = grid_vertices[i];
+                    let s = p.amax();
+                    let r = inner_radius + (s - a) / (1.0 - a) * (radius - inner_radius);
+                    vertices.push(cube_to_ball(&(p / s)) * r);
+                }
+                index[i]
+            })
+        })
+        .collect();
+    TetMesh::new(vertices, tets)
+}
+
 /// Maps [−1, 1]³ onto the unit ball (see [`ball_tets`]).
 fn cube_to_ball(p: &Vector3<f64>) -> Vector3<f64> {
     let s = p.amax();
@@ -157,6 +200,25 @@ fn cube_to_ball(p: &Vector3<f64>) -> Vector3<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hollow ball's volume approaches that of the spherical shell, and its boundary has two
+    /// pieces with the cavity's volume near (4/3) π r_in³.
+    #[test]
+    fn hollow_ball_is_a_shell_with_a_cavity() {
+        let (r, ri) = (0.05, 0.04);
+        let m = hollow_ball_tets(r, ri, 12).expect("valid");
+        let vol: f64 = m.tets.iter().map(|t| signed_volume(t.map(|i| &m.vertices[i])).abs()).sum();
+        let exact = 4.0 / 3.0 * std::f64::consts::PI * (r.powi(3) - ri.powi(3));
+        // Polyhedral spheres fall short of the sphere by O(1/n²): 12 cells across, 8 % is the bound.
+        assert!((vol - exact).abs() < 0.08 * exact, "{vol} vs {exact}");
+        let q: Vec<f64> = m.vertices.iter().flat_map(|v| [v.x, v.y, v.z]).collect();
+        let surface = m.surface_triangles();
+        let cavity = crate::energy::volume::cavity_triangles(&surface, &q).expect("a cavity");
+        let cav = crate::energy::volume::enclosed_volume(&cavity, &q);
+        let exact_cav = 4.0 / 3.0 * std::f64::consts::PI * ri.powi(3);
+        assert!((cav - exact_cav).abs() < 0.08 * exact_cav, "{cav} vs {exact_cav}");
+        assert!(hollow_ball_tets(r, ri, 5).is_err() && hollow_ball_tets(r, r, 8).is_err());
+    }
     use crate::mesh::tet::signed_volume;
 
     /// TetMesh::new silently reorients negative tets, which would hide an inverted element

@@ -137,7 +137,12 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         let mesh_err = |e: crate::mesh::MeshError| error_at(&file, &format!("{field}.mesh"), e.to_string());
         let mut mesh: TetMesh = match &spec.mesh {
             MeshSpec::Box { size, cells } => procedural::box_tets(*size, *cells).map_err(mesh_err)?,
-            MeshSpec::Ball { radius, resolution } => procedural::ball_tets(*radius, *resolution).map_err(mesh_err)?,
+            MeshSpec::Ball { radius, resolution, inner_radius } if *inner_radius > 0.0 => {
+                procedural::hollow_ball_tets(*radius, *inner_radius, *resolution).map_err(mesh_err)?
+            }
+            MeshSpec::Ball { radius, resolution, .. } => {
+                procedural::ball_tets(*radius, *resolution).map_err(mesh_err)?
+            }
             MeshSpec::File { path, scale } => {
                 let mut mesh = vtk_read::read_tet_mesh(&resolve_path(&loaded.base_dir, path)).map_err(mesh_err)?;
                 mesh.vertices.iter_mut().for_each(|x| *x *= *scale);

@@ -472,9 +472,15 @@ pub enum VolumeJacobian {
 pub enum MeshSpec {
     /// Axis-aligned box centered at the origin, `cells` structured cubes each split into 6 tets.
     Box { size: Vec3, cells: [usize; 3] },
-    /// Ball centered at the origin; `resolution` cells across the diameter.
+    /// Ball centered at the origin; `resolution` cells across the diameter. With
+    /// `inner_radius > 0`, a hollow ball (a shell around a cavity; `resolution` even, >= 4).
     #[serde(alias = "Sphere")]
-    Ball { radius: f64, resolution: usize },
+    Ball {
+        radius: f64,
+        resolution: usize,
+        #[serde(default)]
+        inner_radius: f64,
+    },
     /// A `.vtk` (legacy) or `.vtu` file of tetrahedra, relative to the scene file.
     File {
         path: String,

@@ -741,8 +741,21 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
                 );
             }
         }
-        MeshSpec::Ball { radius, resolution } => {
+        MeshSpec::Ball { radius, resolution, inner_radius } => {
             c.positive(&format!("{p}.radius"), *radius, " (m)");
+            c.check(
+                &format!("{p}.inner_radius"),
+                *inner_radius,
+                |r| r >= 0.0 && r < *radius,
+                "must be in [0, radius) (m); 0 is a solid ball",
+            );
+            if *inner_radius > 0.0 && resolution % 2 != 0 {
+                c.push(
+                    format!("{p}.resolution"),
+                    Some(resolution.to_string()),
+                    "a hollow ball needs an even resolution",
+                );
+            }
             if *resolution < 2 {
                 c.push(
                     format!("{p}.resolution"),
