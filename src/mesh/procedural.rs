@@ -147,7 +147,7 @@ pub fn hollow_ball_tets(radius: f64, inner_radius: f64, resolution: usize) -> Re
     check_positive("radius", radius)?;
     check_positive("inner_radius", inner_radius)?;
     let n = resolution;
-    if inner_radius >= radius || n < 4 || n % 2 != 0 {
+    if inner_radius >= radius || n < 4 || !n.is_multiple_of(2) {
         return Err(MeshError::InvalidParameter {
             name: "resolution",
             value: format!("{n} (inner_radius {inner_radius}, radius {radius})"),

@@ -749,7 +749,7 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
                 |r| r >= 0.0 && r < *radius,
                 "must be in [0, radius) (m); 0 is a solid ball",
             );
-            if *inner_radius > 0.0 && resolution % 2 != 0 {
+            if *inner_radius > 0.0 && !resolution.is_multiple_of(2) {
                 c.push(
                     format!("{p}.resolution"),
                     Some(resolution.to_string()),
