@@ -128,7 +128,10 @@ fn missing_paths_name_the_missing_segment() {
         "--set friction.pairs[0].muu=0.2: no field `muu` in `friction.pairs[0]` (did you mean `mu`?); fields: between, mu, mu_b, mu_s, mu_t, mu_v, v_s"
     );
     let m = err(&["bodies[1].mesh.size=(1.0, 1.0, 1.0)"]);
-    assert!(m.contains("no field `size` in `bodies[1].mesh` (a `Ball`); fields: radius, resolution"), "{m}");
+    assert!(
+        m.contains("no field `size` in `bodies[1].mesh` (a `Ball`); fields: inner_radius, radius, resolution"),
+        "{m}"
+    );
     let m = err(&["materials.steel.density=7800"]);
     assert!(m.contains("no entry \"steel\" in `materials`; entries: \"rubber\", \"wood\""), "{m}");
     let m = err(&["dtt=0.1"]);
