@@ -118,8 +118,12 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
         crate::scene::schema::PipelineSpec::Penalty(p) => {
             let _ = writeln!(
                 s,
-                "  pipeline: Penalty, backward Euler, {:?} friction, delta {} m, initial kappa {:.4e} N/m",
-                p.friction, p.contact.delta, kappa
+                "  pipeline: Penalty, {}, {:?} friction, delta {} m, initial kappa {:.4e} N/m, {:?} linear solves",
+                crate::integrator::Scheme::new(p.integrator, true).name,
+                p.friction,
+                p.contact.delta,
+                kappa,
+                p.newton.linear_solver
             );
         }
         crate::scene::schema::PipelineSpec::Nonsmooth(p) => {
