@@ -422,3 +422,40 @@ fn volume_penalty_and_integrator_mistakes_are_named() {
     let e = fricsim::scene::build::build(&loaded).expect_err("no cavity").to_string();
     assert_has(&e, &["bodies[0].volume.region", "hollow"]);
 }
+
+/// Cloths and shells under the Penalty pipeline: the mistakes a penalty cloth scene can make are
+/// named with their field (self-contact it does not model, an open surface asked to hold a
+/// volume, a cavity on a cloth, a zero-cell tube or sphere, a hollow box with too thick a wall).
+#[test]
+fn penalty_cloth_and_shell_mistakes_are_named() {
+    let materials = r#""wood": (),"#;
+    let with_cloth = |cloth: &str| {
+        let text = edit(
+            materials,
+            r#""wood": (), "felt": (density: 200.0, youngs_modulus: 1e5, poisson_ratio: 0.3, thickness: 1e-3),"#,
+        );
+        text.replace("    ],\n    colliders", &format!("        {cloth},\n    ],\n    colliders"))
+    };
+    let grid = r#"Cloth(name: "sheet", material: "felt", mesh: Grid(size: (0.2, 0.2), cells: (4, 4)), position: (0.0, 0.0, 0.2)"#;
+    let e = err(&with_cloth(&format!("{grid})")));
+    assert_has(&e, &["bodies[1].self_contact", "no cloth self-contact", "self_contact: false"]);
+    parse(&with_cloth(&format!("{grid}, self_contact: false)"))).expect("a penalty cloth without self-contact");
+    let e = err(&with_cloth(&format!(
+        "{grid}, self_contact: false, volume: (compressibility_per_atm: 1.0, region: Cavity))"
+    )));
+    assert_has(&e, &["bodies[1].volume.region", "Boundary"]);
+    let open = with_cloth(&format!("{grid}, self_contact: false, volume: (compressibility_per_atm: 1.0))"));
+    let loaded = parse_scene_str(&open, "scene.ron", Path::new("."), &[]).expect("parses");
+    let e = fricsim::scene::build::build(&loaded).expect_err("an open sheet encloses nothing").to_string();
+    assert_has(&e, &["bodies[1].volume", "closed surface"]);
+    let tube = r#"Cloth(name: "t", material: "felt", mesh: Tube(radius: 0.1, length: 0.3, cells: (2, 0)), self_contact: false)"#;
+    assert_has(&err(&with_cloth(tube)), &["bodies[1].mesh.cells", ">= 3"]);
+    let sphere =
+        r#"Cloth(name: "s", material: "felt", mesh: Sphere(radius: -0.1, resolution: 0), self_contact: false)"#;
+    assert_has(&err(&with_cloth(sphere)), &["bodies[1].mesh.radius", "bodies[1].mesh.resolution"]);
+    let hollow = edit("cells: (2, 2, 2))", "cells: (2, 2, 2), wall: 0.05)");
+    assert_has(&err(&hollow), &["bodies[0].mesh.wall", "half the smallest size"]);
+    let bowl =
+        edit("Box(size: (0.1, 0.1, 0.1), cells: (2, 2, 2))", "Bowl(radius: 0.1, inner_radius: 0.0, resolution: 5)");
+    assert_has(&err(&bowl), &["bodies[0].mesh.inner_radius", "bodies[0].mesh.resolution", "even"]);
+}

@@ -85,9 +85,14 @@ pub fn stats_columns(model: &Model) -> Vec<String> {
             cols.push(format!("{}.{c}", b.name));
         }
     }
-    for b in model.solids.iter().filter(|b| b.volume.is_some()) {
-        cols.push(format!("{}.volume", b.name));
-        cols.push(format!("{}.volume_loss_pct", b.name));
+    for c in &model.cloths {
+        for k in ["x", "y", "z", "vx", "vy", "vz"] {
+            cols.push(format!("{}.{k}", c.name));
+        }
+    }
+    for (name, _) in model.volume_zones() {
+        cols.push(format!("{name}.volume"));
+        cols.push(format!("{name}.volume_loss_pct"));
     }
     for b in &model.rigids {
         for c in RIGID_COLUMNS {
@@ -127,11 +132,12 @@ fn stats_row(model: &Model, state: &State, s: &StepStats, wall: f64) -> Vec<Stat
         StatValue::Int(s.ccd_contacts as i64),
         StatValue::Float(s.projection_s),
     ];
-    for b in &model.solids {
-        let (x, v) = state.centroid(model, b);
+    let nodal = model.solids.iter().map(|b| b.nodes.clone()).chain(model.cloths.iter().map(|c| c.nodes.clone()));
+    for nodes in nodal {
+        let (x, v) = state.nodes_centroid(model, nodes);
         row.extend([x.x, x.y, x.z, v.x, v.y, v.z].map(StatValue::Float));
     }
-    for zone in model.solids.iter().filter_map(|b| b.volume.as_ref()) {
+    for (_, zone) in model.volume_zones() {
         let v = crate::energy::volume::enclosed_volume(&zone.triangles, &state.q);
         row.extend([v, 100.0 * (zone.rest_volume - v) / zone.rest_volume].map(StatValue::Float));
     }

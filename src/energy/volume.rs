@@ -63,6 +63,19 @@ pub fn enclosed_volume<T: Scalar>(triangles: &[[usize; 3]], q: &[T]) -> T {
     triangles.iter().fold(T::from(0.0), |acc, t| acc + dot(at(t[0]), cross(at(t[1]), at(t[2]))) * (1.0 / 6.0))
 }
 
+/// Whether `triangles` form closed, consistently oriented surfaces: every directed edge is used
+/// once and its reverse once (no hole, no flipped triangle), the condition for the enclosed
+/// volume to be independent of the origin.
+pub fn is_closed(triangles: &[[usize; 3]]) -> bool {
+    let mut edges = std::collections::HashMap::new();
+    for t in triangles {
+        for k in 0..3 {
+            *edges.entry((t[k], t[(k + 1) % 3])).or_insert(0u32) += 1;
+        }
+    }
+    !edges.is_empty() && edges.iter().all(|(&(a, b), &n)| n == 1 && edges.get(&(b, a)) == Some(&1))
+}
+
 /// The triangles of a closed boundary split into its connected pieces (sharing a vertex).
 pub fn surface_components(triangles: &[[usize; 3]]) -> Vec<Vec<[usize; 3]>> {
     let n = triangles.iter().flatten().max().map_or(0, |m| m + 1);

@@ -105,6 +105,43 @@ pub fn box_tets(size: [f64; 3], cells: [usize; 3]) -> Result<TetMesh, MeshError>
     TetMesh::new(vertices, tets)
 }
 
+/// A hollow box: [`box_tets`] without the cells whose centres lie inside the inner box of
+/// `size − 2 wall` (a closed container with walls `wall` thick; whole cells, so the wall is a
+/// whole number of cells where `wall` is a multiple of the cell size).
+pub fn hollow_box_tets(size: [f64; 3], cells: [usize; 3], wall: f64) -> Result<TetMesh, MeshError> {
+    let solid = box_tets(size, cells)?;
+    let inner = Vector3::from(size) * 0.5 - Vector3::repeat(wall);
+    if wall <= 0.0 || inner.min() <= 0.0 {
+        return Err(MeshError::InvalidParameter {
+            name: "wall",
+            value: format!("{wall}"),
+            allowed: "a wall thickness in (0, half the smallest size)",
+        });
+    }
+    // A tet's centroid is within half a cell of its cell's centre, on the same side of any grid
+    // plane; the inner box's faces are grid planes when `wall` is a multiple of the cell size.
+    let inside = |t: &[usize; 4]| {
+        let c = t.iter().map(|&i| solid.vertices[i]).sum::<Vector3<f64>>() / 4.0;
+        (0..3).all(|k| c[k].abs() < inner[k])
+    };
+    let kept: Vec<[usize; 4]> = solid.tets.iter().filter(|t| !inside(t)).copied().collect();
+    let mut index = vec![usize::MAX; solid.vertices.len()];
+    let mut vertices = Vec::new();
+    let tets = kept
+        .iter()
+        .map(|t| {
+            t.map(|i| {
+                if index[i] == usize::MAX {
+                    index[i] = vertices.len();
+                    vertices.push(solid.vertices[i]);
+                }
+                index[i]
+            })
+        })
+        .collect();
+    TetMesh::new(vertices, tets)
+}
+
 /// A ball of the given radius (m) centered at the origin: the box mesh of [−1, 1]³ with
 /// `resolution` cells per axis, mapped onto the ball shell by shell.
 ///
@@ -144,6 +181,18 @@ pub fn ball_tets(radius: f64, resolution: usize) -> Result<TetMesh, MeshError> {
 /// `round(resolution/2 · (1 − inner/radius))` cell layers (at least 1); each of the grid's nested
 /// cube surfaces maps onto a sphere, at radii spaced evenly from `inner_radius` to `radius`.
 pub fn hollow_ball_tets(radius: f64, inner_radius: f64, resolution: usize) -> Result<TetMesh, MeshError> {
+    shell_tets(radius, inner_radius, resolution, false)
+}
+
+/// An upside-down bowl: the upper half (z > 0) of [`hollow_ball_tets`], a hemispherical shell
+/// whose rim lies in the plane z = 0 and whose opening faces down.
+pub fn bowl_tets(radius: f64, inner_radius: f64, resolution: usize) -> Result<TetMesh, MeshError> {
+    shell_tets(radius, inner_radius, resolution, true)
+}
+
+/// The hollow ball's shell, or with `upper_half` only its cells above z = 0 (cell centres sit at
+/// odd multiples of 1/n, so the grid plane z = 0 separates whole cells for even n).
+fn shell_tets(radius: f64, inner_radius: f64, resolution: usize, upper_half: bool) -> Result<TetMesh, MeshError> {
     check_positive("radius", radius)?;
     check_positive("inner_radius", inner_radius)?;
     let n = resolution;
@@ -161,7 +210,8 @@ pub fn hollow_ball_tets(radius: f64, inner_radius: f64, resolution: usize) -> Re
     let centroid = |t: &[usize; 4]| t.iter().map(|&i| grid_vertices[i]).sum::<Vector3<f64>>() / 4.0;
     // A tet lies in the shell iff its cell does; the cell's centre is within half a cell of the
     // tet's centroid, and cell centres sit at odd multiples of 1/n, so this threshold separates them.
-    let kept: Vec<[usize; 4]> = grid_tets.into_iter().filter(|t| centroid(t).amax() > a).collect();
+    let kept: Vec<[usize; 4]> =
+        grid_tets.into_iter().filter(|t| centroid(t).amax() > a && (!upper_half || centroid(t).z > 0.0)).collect();
     let mut index = vec![usize::MAX; grid_vertices.len()];
     let mut vertices = Vec::new();
     let tets = kept

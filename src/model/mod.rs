@@ -134,6 +134,10 @@ pub struct Cloth {
     pub bending: f64,
     pub thickness: f64,
     pub self_contact: bool,
+    /// Rayleigh coefficients `(alpha, beta)` of `D = alpha M + beta K` (penalty pipeline).
+    pub rayleigh: (f64, f64),
+    /// Volume-change penalty zone of a closed shell (penalty pipeline), if the scene asks for one.
+    pub volume: Option<crate::energy::volume::VolumeZone>,
     /// Matchstick structure per triangle (empty: the cloth has none): coefficients `(c1, c2)`
     /// with the rest structure's in-plane part `s = c1 (X1 − X0) + c2 (X2 − X0)`, so that at
     /// positions `x` the triangle carries `F s = c1 (x1 − x0) + c2 (x2 − x0)` (`F` its
@@ -311,6 +315,23 @@ impl Model {
     pub fn dof_count(&self) -> usize {
         3 * self.node_count()
     }
+    /// Every volume-change penalty zone with the name of its body (solids, then cloths).
+    pub fn volume_zones(&self) -> impl Iterator<Item = (&str, &crate::energy::volume::VolumeZone)> {
+        let solids = self.solids.iter().filter_map(|s| s.volume.as_ref().map(|z| (s.name.as_str(), z)));
+        solids.chain(self.cloths.iter().filter_map(|c| c.volume.as_ref().map(|z| (c.name.as_str(), z))))
+    }
+
+    /// Per node: the mass-proportional Rayleigh coefficient α of its body (0 for bodies without
+    /// damping and for rods).
+    pub fn node_rayleigh_alpha(&self) -> Vec<f64> {
+        let mut alpha = vec![0.0; self.node_count()];
+        let ranges = self.solids.iter().map(|s| (s.nodes.clone(), s.rayleigh.0));
+        for (nodes, a) in ranges.chain(self.cloths.iter().map(|c| (c.nodes.clone(), c.rayleigh.0))) {
+            alpha[nodes].iter_mut().for_each(|x| *x = a);
+        }
+        alpha
+    }
+
     pub fn element_count(&self) -> usize {
         self.solids.iter().map(|s| s.elements.len()).sum()
     }
@@ -388,8 +409,13 @@ impl State {
 
     /// Mass-weighted centroid position and velocity of a solid.
     pub fn centroid(&self, model: &Model, solid: &Solid) -> (Vector3<f64>, Vector3<f64>) {
+        self.nodes_centroid(model, solid.nodes.clone())
+    }
+
+    /// Mass-weighted centroid position and velocity of a range of nodes (a nodal body).
+    pub fn nodes_centroid(&self, model: &Model, nodes: Range<usize>) -> (Vector3<f64>, Vector3<f64>) {
         let (mut x, mut v, mut m) = (Vector3::zeros(), Vector3::zeros(), 0.0);
-        for i in solid.nodes.clone() {
+        for i in nodes {
             let mi = model.node_mass[i];
             x += node(&self.q, i) * mi;
             v += node(&self.v, i) * mi;

@@ -2,7 +2,7 @@
 
 use super::schema::{
     BodySpec, ColliderSpec, FrictionLawSpec, MeshSpec, MotionSpec, PipelineSpec, RegionSpec, Scene, Vec3,
-    VolumeJacobian, VolumeRegion,
+    VolumeJacobian, VolumeRegion, VolumeSpec,
 };
 use super::{LoadedScene, SceneError, error_at, resolve_path, rigid, thin};
 use crate::contact::collider::{Collider, Shape};
@@ -136,12 +136,18 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         };
         let mesh_err = |e: crate::mesh::MeshError| error_at(&file, &format!("{field}.mesh"), e.to_string());
         let mut mesh: TetMesh = match &spec.mesh {
-            MeshSpec::Box { size, cells } => procedural::box_tets(*size, *cells).map_err(mesh_err)?,
+            MeshSpec::Box { size, cells, wall } if *wall > 0.0 => {
+                procedural::hollow_box_tets(*size, *cells, *wall).map_err(mesh_err)?
+            }
+            MeshSpec::Box { size, cells, .. } => procedural::box_tets(*size, *cells).map_err(mesh_err)?,
             MeshSpec::Ball { radius, resolution, inner_radius } if *inner_radius > 0.0 => {
                 procedural::hollow_ball_tets(*radius, *inner_radius, *resolution).map_err(mesh_err)?
             }
             MeshSpec::Ball { radius, resolution, .. } => {
                 procedural::ball_tets(*radius, *resolution).map_err(mesh_err)?
+            }
+            MeshSpec::Bowl { radius, inner_radius, resolution } => {
+                procedural::bowl_tets(*radius, *inner_radius, *resolution).map_err(mesh_err)?
             }
             MeshSpec::File { path, scale } => {
                 let mut mesh = vtk_read::read_tet_mesh(&resolve_path(&loaded.base_dir, path)).map_err(mesh_err)?;
@@ -206,17 +212,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                         )
                     })?,
                 };
-                let exact = vs.jacobian == VolumeJacobian::Exact;
-                let zone =
-                    VolumeZone::new(triangles, &q, vs.form, vs.compressibility_per_atm, vs.gauge_pressure_atm, exact);
-                if zone.rest_volume.is_nan() || zone.rest_volume <= 0.0 {
-                    return Err(error_at(
-                        &file,
-                        &format!("{field}.volume"),
-                        format!("the enclosed rest volume is {:e} m^3; it must be positive", zone.rest_volume),
-                    ));
-                }
-                Some(zone)
+                Some(volume_zone(loaded, &field, vs, triangles, &q)?)
             }
         };
         solids.push(Solid {
@@ -289,7 +285,9 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     let gravity = Vector3::from(scene.gravity);
     let kappa = match &scene.pipeline {
         PipelineSpec::Penalty(pen) => {
-            let heaviest = solids.iter().map(|s| s.mass).fold(0.0, f64::max);
+            let cloth_mass =
+                cloths.iter().map(|c: &crate::model::Cloth| node_mass[c.nodes.clone()].iter().sum::<f64>());
+            let heaviest = solids.iter().map(|s| s.mass).chain(cloth_mass).fold(0.0, f64::max);
             // Default stiffness: one contact point at zero gap (force 3 kappa delta) carries the
             // weight of the heaviest body; adaptive stiffening raises it where that is not enough.
             pen.contact.kappa.unwrap_or(heaviest * gravity.norm().max(1.0) / (3.0 * pen.contact.delta))
@@ -371,4 +369,35 @@ fn bbox(mesh: &TetMesh) -> ([f64; 3], [f64; 3]) {
         }
     }
     (lo, hi)
+}
+
+/// The volume zone of body `field` over its outward `triangles` at the rest positions `q`; an
+/// error unless they enclose a positive volume (an open or inside-out surface does not).
+pub fn volume_zone(
+    loaded: &LoadedScene,
+    field: &str,
+    vs: &VolumeSpec,
+    triangles: Vec<[usize; 3]>,
+    q: &[f64],
+) -> Result<VolumeZone, SceneError> {
+    if !crate::energy::volume::is_closed(&triangles) {
+        return Err(error_at(
+            &loaded.path,
+            &format!("{field}.volume"),
+            "the body's surface is not closed (an open edge or a flipped triangle): a volume zone needs a closed surface with outward normals (for a cloth, a closed mesh such as `Sphere`)",
+        ));
+    }
+    let exact = vs.jacobian == VolumeJacobian::Exact;
+    let zone = VolumeZone::new(triangles, q, vs.form, vs.compressibility_per_atm, vs.gauge_pressure_atm, exact);
+    if zone.rest_volume.is_nan() || zone.rest_volume <= 0.0 {
+        return Err(error_at(
+            &loaded.path,
+            &format!("{field}.volume"),
+            format!(
+                "the enclosed rest volume is {:e} m^3; it must be positive (a closed surface with outward normals)",
+                zone.rest_volume
+            ),
+        ));
+    }
+    Ok(zone)
 }

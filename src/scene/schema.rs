@@ -80,10 +80,22 @@ pub struct MaterialSpec {
     /// and the contact thickness.
     #[serde(default)]
     pub thickness: Option<f64>,
+    /// Cloth membrane model: `StVK` or `NeoHookean` (plane stress with the material's E and ν).
+    #[serde(default = "default_membrane_model")]
+    pub membrane_model: crate::energy::membrane::MembraneModel,
+    /// Cloth hinge bending stiffness k in J (>= 0), in place of the plate value
+    /// E h³/(72 (1 − ν²)) from the material's E, ν and thickness: a shell whose bending is not
+    /// that of a homogeneous plate (a tire, knitted fabric).
+    #[serde(default)]
+    pub bending: Option<f64>,
     /// Rod radius in m (rod materials): stretch, bending and twist stiffness, mass per length,
     /// and the contact radius.
     #[serde(default)]
     pub radius: Option<f64>,
+}
+
+pub fn default_membrane_model() -> crate::energy::membrane::MembraneModel {
+    crate::energy::membrane::MembraneModel::StVK
 }
 
 pub fn default_elastic_model() -> crate::energy::ElasticModel {
@@ -197,7 +209,7 @@ pub enum BodySpec {
     Solid(SolidSpec),
     /// A rigid body (pipeline `Nonsmooth`).
     Rigid(RigidSpec),
-    /// A cloth (triangle membrane with bending; pipeline `Nonsmooth`).
+    /// A cloth or shell (triangle membrane with bending; both pipelines).
     Cloth(ClothSpec),
     /// One or more discrete elastic rods (pipeline `Nonsmooth`).
     Rods(RodsSpec),
@@ -224,6 +236,10 @@ pub struct ClothSpec {
     /// Contacts of the cloth with itself.
     #[serde(default = "yes")]
     pub self_contact: bool,
+    /// A volume-change penalty on the volume a closed cloth encloses (001 §2.4; `Penalty`
+    /// pipeline; `region: Boundary` only): an inflated ball or tire.
+    #[serde(default)]
+    pub volume: Option<VolumeSpec>,
     /// Matchstick structure (warp) direction in the mesh's own coordinates, before `rotation`:
     /// the low-friction axis of an anisotropic material pair (`mu_t`, `mu_b`). It is carried
     /// by the deformation (each triangle maps its rest direction with its deformation gradient).
@@ -236,6 +252,11 @@ pub struct ClothSpec {
 pub enum ClothMeshSpec {
     /// A rectangle of `size` in the local xy plane, centered, `cells` squares each split in two.
     Grid { size: [f64; 2], cells: [usize; 2] },
+    /// An open tube about the local z axis, centered: `cells` = (around, along), around >= 3.
+    Tube { radius: f64, length: f64, cells: [usize; 2] },
+    /// A closed sphere (a shell) centered at the origin: a cube of `resolution` squares per edge
+    /// projected onto the sphere.
+    Sphere { radius: f64, resolution: usize },
     /// A `.ply`/`.obj` triangle mesh, relative to the scene file.
     File {
         path: String,
@@ -471,7 +492,14 @@ pub enum VolumeJacobian {
 #[serde(deny_unknown_fields)]
 pub enum MeshSpec {
     /// Axis-aligned box centered at the origin, `cells` structured cubes each split into 6 tets.
-    Box { size: Vec3, cells: [usize; 3] },
+    /// With `wall > 0`, a hollow box (a closed container) whose walls are the outer cells within
+    /// `wall` of its faces.
+    Box {
+        size: Vec3,
+        cells: [usize; 3],
+        #[serde(default)]
+        wall: f64,
+    },
     /// Ball centered at the origin; `resolution` cells across the diameter. With
     /// `inner_radius > 0`, a hollow ball (a shell around a cavity; `resolution` even, >= 4).
     #[serde(alias = "Sphere")]
@@ -481,6 +509,9 @@ pub enum MeshSpec {
         #[serde(default)]
         inner_radius: f64,
     },
+    /// An upside-down bowl: the upper half of the hollow ball `Ball(radius, resolution,
+    /// inner_radius)`, its rim in the local plane z = 0 and its opening facing -z.
+    Bowl { radius: f64, inner_radius: f64, resolution: usize },
     /// A `.vtk` (legacy) or `.vtu` file of tetrahedra, relative to the scene file.
     File {
         path: String,

@@ -4,7 +4,7 @@ use super::build::{motion, rotation_from_degrees};
 use super::schema::{BodySpec, ClothMeshSpec, ClothSpec, CurvesSpec, KinematicSpec, RegionSpec, RodsSpec};
 use super::{LoadedScene, SceneError, error_at};
 use crate::energy::bending::{HingeElement, hinge_stiffness};
-use crate::energy::membrane::{MembraneElement, MembraneMaterial, MembraneModel};
+use crate::energy::membrane::{MembraneElement, MembraneMaterial};
 use crate::energy::rod::{Rod, RodFrames, RodStiffness};
 use crate::mesh::thin;
 use crate::model::{Attachment, Cloth, KinematicSet, RodBundle, RodPiece};
@@ -87,6 +87,8 @@ pub fn cloth(
     })?;
     let (mut x, local_tris) = match &spec.mesh {
         ClothMeshSpec::Grid { size, cells } => thin::grid(*size, *cells),
+        ClothMeshSpec::Tube { radius, length, cells } => thin::tube(*radius, *length, *cells),
+        ClothMeshSpec::Sphere { radius, resolution } => thin::sphere(*radius, *resolution),
         ClothMeshSpec::File { path, scale } => {
             let full = super::resolve_path(&loaded.base_dir, path);
             let m = crate::mesh::read_tri_mesh(&full)
@@ -99,7 +101,8 @@ pub fn cloth(
     x.iter_mut().for_each(|p| *p = rot * *p + t);
     let offset = arrays.node_mass.len();
     let triangles: Vec<[usize; 3]> = local_tris.iter().map(|tri| tri.map(|i| i + offset)).collect();
-    let mm = MembraneMaterial::from_young_poisson(MembraneModel::StVK, e, nu, thickness, density);
+    let mat = &loaded.scene.materials[&spec.material];
+    let mm = MembraneMaterial::from_young_poisson(mat.membrane_model, e, nu, thickness, density);
     // Elements are built with global indices over a global-sized rest array.
     let mut rest = vec![Vector3::zeros(); offset];
     rest.extend(x.iter().copied());
@@ -121,6 +124,10 @@ pub fn cloth(
         arrays.push(p, &vel, *m, body);
     }
     kinematic_sets(loaded, field, &spec.kinematic, &x, offset, arrays.kinematic)?;
+    let volume = match &spec.volume {
+        Some(vs) => Some(super::build::volume_zone(loaded, field, vs, triangles.clone(), arrays.q)?),
+        None => None,
+    };
     Ok(Cloth {
         name: spec.name.clone(),
         material,
@@ -129,9 +136,11 @@ pub fn cloth(
         membrane,
         membrane_material: mm,
         hinges,
-        bending: hinge_stiffness(e, nu, thickness),
+        bending: mat.bending.unwrap_or_else(|| hinge_stiffness(e, nu, thickness)),
         thickness,
         self_contact: spec.self_contact,
+        rayleigh: mat.damping.map(|d| (d.alpha, d.beta)).unwrap_or((0.0, 0.0)),
+        volume,
         structure,
     })
 }

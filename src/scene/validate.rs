@@ -199,6 +199,9 @@ fn materials(c: &mut Checks, s: &Scene) {
                 "must be in [0, 0.5) (0.5 is incompressible, not supported by tetrahedral FEM; negative ratios are not supported)",
             );
         }
+        if let Some(k) = m.bending {
+            c.non_negative(&format!("{p}.bending"), k);
+        }
         if let Some(d) = &m.damping {
             c.non_negative(&format!("{p}.damping.alpha"), d.alpha);
             c.non_negative(&format!("{p}.damping.beta"), d.beta);
@@ -402,8 +405,26 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
         let b = match body {
             BodySpec::Solid(b) => b,
             BodySpec::Cloth(cl) => {
-                thin_body(c, s, &p, &cl.name, &cl.material, nonsmooth, &cl.kinematic);
+                thin_body(c, s, &p, &cl.name, &cl.material, None, &cl.kinematic);
+                if !nonsmooth && cl.self_contact {
+                    c.push(
+                        format!("{p}.self_contact"),
+                        Some("true".into()),
+                        "the Penalty pipeline has no cloth self-contact (its contacts are cloth against colliders, solids \
+                         and other cloths): set `self_contact: false`, or use `pipeline: Nonsmooth(..)`",
+                    );
+                }
                 cloth_structure(c, &p, cl);
+                if let Some(vol) = &cl.volume {
+                    volume(c, &format!("{p}.volume"), vol, nonsmooth);
+                    if vol.region == crate::scene::schema::VolumeRegion::Cavity {
+                        c.push(
+                            format!("{p}.volume.region"),
+                            Some("Cavity".into()),
+                            "a cloth encloses its volume with its own surface: use `Boundary` (a closed mesh such as `Sphere`)",
+                        );
+                    }
+                }
                 match &cl.mesh {
                     ClothMeshSpec::Grid { size, cells } => {
                         if size.iter().any(|&x| x.is_finite() && x <= 0.0) {
@@ -416,6 +437,32 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                                 format!("{p}.mesh.cells"),
                                 Some(format!("{cells:?}")),
                                 format!("every component must be >= 1 and 2 nx ny at most {MAX_TETS}"),
+                            );
+                        }
+                    }
+                    ClothMeshSpec::Tube { radius, length, cells } => {
+                        c.positive(&format!("{p}.mesh.radius"), *radius, " (m)");
+                        c.positive(&format!("{p}.mesh.length"), *length, " (m)");
+                        if cells[0] < 3
+                            || cells[1] == 0
+                            || cells.iter().try_fold(2usize, |n, &k| n.checked_mul(k)).is_none_or(|n| n > MAX_TETS)
+                        {
+                            c.push(
+                                format!("{p}.mesh.cells"),
+                                Some(format!("{cells:?}")),
+                                format!(
+                                    "(around, along) must be >= 3 and >= 1, with 2 around along at most {MAX_TETS}"
+                                ),
+                            );
+                        }
+                    }
+                    ClothMeshSpec::Sphere { radius, resolution } => {
+                        c.positive(&format!("{p}.mesh.radius"), *radius, " (m)");
+                        if *resolution == 0 || resolution.checked_mul(*resolution).is_none_or(|n| n > MAX_TETS / 12) {
+                            c.push(
+                                format!("{p}.mesh.resolution"),
+                                Some(resolution.to_string()),
+                                format!("must be >= 1, with 12 resolution^2 triangles at most {MAX_TETS}"),
                             );
                         }
                     }
@@ -434,7 +481,8 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                 continue;
             }
             BodySpec::Rods(r) => {
-                thin_body(c, s, &p, &r.name, &r.material, nonsmooth, &r.kinematic);
+                let needs = (!nonsmooth).then_some("rods need `pipeline: Nonsmooth(..)`");
+                thin_body(c, s, &p, &r.name, &r.material, needs, &r.kinematic);
                 curves(c, &format!("{p}.curves"), &r.curves, base_dir);
                 c.non_negative(&format!("{p}.tip_mass"), r.tip_mass);
                 c.non_negative(&format!("{p}.root_mass"), r.root_mass);
@@ -516,11 +564,21 @@ fn volume(c: &mut Checks, p: &str, v: &VolumeSpec, nonsmooth: bool) {
     }
 }
 
-fn thin_body(c: &mut Checks, s: &Scene, p: &str, name: &str, material: &str, nonsmooth: bool, kin: &[KinematicSpec]) {
+/// A cloth or rod body's name, material and scripted regions; `unsupported` says why the
+/// scene's pipeline cannot simulate it.
+fn thin_body(
+    c: &mut Checks,
+    s: &Scene,
+    p: &str,
+    name: &str,
+    material: &str,
+    unsupported: Option<&str>,
+    kin: &[KinematicSpec],
+) {
     c.name(&format!("{p}.name"), name, "a body name");
     known_material(c, s, &format!("{p}.material"), material);
-    if !nonsmooth {
-        c.push(p.to_string(), Some(format!("{name:?}")), "cloth and rods need `pipeline: Nonsmooth(..)`");
+    if let Some(why) = unsupported {
+        c.push(p.to_string(), Some(format!("{name:?}")), why);
     }
     for (k, kin) in kin.iter().enumerate() {
         motion(c, &format!("{p}.kinematic[{k}].motion"), &kin.motion);
@@ -722,8 +780,15 @@ fn file(c: &mut Checks, p: &str, path: &str, exts: &[&str], what: &str, base_dir
 
 fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
     match m {
-        MeshSpec::Box { size, cells } => {
+        MeshSpec::Box { size, cells, wall } => {
             c.positive3(&format!("{p}.size"), size);
+            let half = size.iter().fold(f64::INFINITY, |m, &x| m.min(0.5 * x));
+            c.check(
+                &format!("{p}.wall"),
+                *wall,
+                |w| w >= 0.0 && (w == 0.0 || w < half),
+                "must be 0 (a solid box) or in (0, half the smallest size) (m)",
+            );
             if cells.contains(&0) {
                 c.push(
                     format!("{p}.cells"),
@@ -741,19 +806,20 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
                 );
             }
         }
-        MeshSpec::Ball { radius, resolution, inner_radius } => {
+        MeshSpec::Ball { radius, resolution, inner_radius } | MeshSpec::Bowl { radius, resolution, inner_radius } => {
+            let bowl = matches!(m, MeshSpec::Bowl { .. });
             c.positive(&format!("{p}.radius"), *radius, " (m)");
             c.check(
                 &format!("{p}.inner_radius"),
                 *inner_radius,
-                |r| r >= 0.0 && r < *radius,
-                "must be in [0, radius) (m); 0 is a solid ball",
+                |r| if bowl { r > 0.0 && r < *radius } else { r >= 0.0 && r < *radius },
+                if bowl { "must be in (0, radius) (m)" } else { "must be in [0, radius) (m); 0 is a solid ball" },
             );
-            if *inner_radius > 0.0 && !resolution.is_multiple_of(2) {
+            if (bowl || *inner_radius > 0.0) && (!resolution.is_multiple_of(2) || *resolution < 4) {
                 c.push(
                     format!("{p}.resolution"),
                     Some(resolution.to_string()),
-                    "a hollow ball needs an even resolution",
+                    "a hollow ball or a bowl needs an even resolution >= 4",
                 );
             }
             if *resolution < 2 {

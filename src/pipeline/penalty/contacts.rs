@@ -1,10 +1,17 @@
 //! Contact detection for the penalty pipeline.
 //!
 //! Vertex–collider pairs are checked exhaustively (surface nodes × colliders, cheap). Vertex–
-//! triangle pairs between solids use per-step candidate lists from an R*-tree of triangle boxes
-//! inflated by a motion margin; each evaluation picks the closest candidate triangle per vertex.
-//! The end-of-step check re-runs the broad phase at the new positions, so a vertex that moved
-//! beyond its margin is caught (and the step repeated), never silently missed.
+//! triangle pairs between bodies (solids and cloths, both ways) use per-step candidate lists from
+//! an R*-tree of triangle boxes inflated by a motion margin; each evaluation picks the closest
+//! candidate triangle per vertex. The end-of-step check re-runs the broad phase at the new
+//! positions, so a vertex that moved beyond its margin is caught (and the step repeated), never
+//! silently missed.
+//!
+//! A solid's boundary is one-sided: its outward winding says where outside is. A cloth has two
+//! sides, and the side a vertex is on is the one it was on at the start of the step: each
+//! candidate cloth triangle is stored wound towards its vertex (its normal pointing at the
+//! vertex at the step start), so that the one-sided kernels apply unchanged and a vertex that
+//! passes through the cloth within the step sees a negative gap.
 
 use crate::contact::kernel::{ContactParams, Lagged};
 use crate::contact::penalty::Penalty;
@@ -41,31 +48,70 @@ pub struct ContactEntry {
     pub gap: f64,
 }
 
-/// Candidate triangles of other solids near one surface vertex.
+/// A triangle of another body near a vertex.
+#[derive(Debug, Clone, Copy)]
+pub struct Candidate {
+    /// Triangle nodes; a cloth's wound towards the vertex's side.
+    pub triangle: [usize; 3],
+    /// Material of the triangle's body.
+    pub material: usize,
+    /// A cloth triangle (two-sided; outside is the vertex's side at the step start).
+    pub two_sided: bool,
+}
+
+/// Candidate triangles of other bodies near one contact vertex.
 #[derive(Debug, Clone)]
 pub struct VertexCandidates {
     pub node: usize,
     pub material: usize,
-    /// (triangle nodes, material of the triangle's solid).
-    pub triangles: Vec<([usize; 3], usize)>,
+    pub triangles: Vec<Candidate>,
+}
+
+/// A body's contact surface: its triangles and the vertices that can touch other bodies.
+struct Surface<'m> {
+    triangles: &'m [[usize; 3]],
+    vertices: Vec<usize>,
+    material: usize,
+    two_sided: bool,
+}
+
+/// The contact surfaces of every solid (boundary) and cloth (all of it).
+fn surfaces(model: &Model) -> Vec<Surface<'_>> {
+    let solids = model.solids.iter().map(|s| Surface {
+        triangles: &s.surface,
+        vertices: s.surface_nodes.clone(),
+        material: s.material,
+        two_sided: false,
+    });
+    let cloths = model.cloths.iter().map(|c| Surface {
+        triangles: &c.triangles,
+        vertices: c.nodes.clone().collect(),
+        material: c.material,
+        two_sided: true,
+    });
+    solids.chain(cloths).collect()
 }
 
 /// Per-step contact context.
 pub struct Detector {
     pub candidates: Vec<VertexCandidates>,
     pub margin: f64,
+    /// Per body (solids, then cloths): its material and the vertices that touch colliders.
+    vertices: Vec<(usize, Vec<usize>)>,
 }
 
 impl Detector {
     /// Build triangle candidates at positions `q` with search radius `margin`.
     pub fn new(model: &Model, q: &[f64], margin: f64) -> Detector {
         let mut candidates = Vec::new();
-        if model.solids.len() < 2 {
-            return Detector { candidates, margin };
+        let surfaces = surfaces(model);
+        let vertices = surfaces.iter().map(|s| (s.material, s.vertices.clone())).collect();
+        if surfaces.len() < 2 {
+            return Detector { candidates, margin, vertices };
         }
         let mut boxes = Vec::new();
-        for (b, s) in model.solids.iter().enumerate() {
-            for t in &s.surface {
+        for (b, s) in surfaces.iter().enumerate() {
+            for t in s.triangles {
                 let p = t.map(|i| node_arr(q, i));
                 let lo = [0, 1, 2].map(|k| p.iter().map(|x| x[k]).fold(f64::INFINITY, f64::min) - margin);
                 let hi = [0, 1, 2].map(|k| p.iter().map(|x| x[k]).fold(f64::NEG_INFINITY, f64::max) + margin);
@@ -73,8 +119,8 @@ impl Detector {
             }
         }
         let tree = RTree::bulk_load(boxes);
-        for (b, s) in model.solids.iter().enumerate() {
-            for &i in &s.surface_nodes {
+        for (b, s) in surfaces.iter().enumerate() {
+            for &i in &s.vertices {
                 if model.node_is_kinematic[i] {
                     continue;
                 }
@@ -82,14 +128,18 @@ impl Detector {
                 let tris: Vec<_> = tree
                     .locate_in_envelope_intersecting(AABB::from_point(x))
                     .filter(|g| g.data.1 != b)
-                    .map(|g| (g.data.0, model.solids[g.data.1].material))
+                    .map(|g| {
+                        let other = &surfaces[g.data.1];
+                        let triangle = if other.two_sided { facing(q, x, g.data.0) } else { g.data.0 };
+                        Candidate { triangle, material: other.material, two_sided: other.two_sided }
+                    })
                     .collect();
                 if !tris.is_empty() {
                     candidates.push(VertexCandidates { node: i, material: s.material, triangles: tris });
                 }
             }
         }
-        Detector { candidates, margin }
+        Detector { candidates, margin, vertices }
     }
 
     /// Active contacts at positions `q` (colliders placed for time `t1`): every pair with gap
@@ -106,10 +156,11 @@ impl Detector {
         out.clear();
         for (ci, c) in model.colliders.iter().enumerate() {
             let at = c.placement(t1);
-            for s in &model.solids {
-                let law = model.friction.get(s.material, c.material);
+            for (material, vertices) in &self.vertices {
+                let material = *material;
+                let law = model.friction.get(material, c.material);
                 let params = ContactParams { penalty, law, basis_derivatives: eps_basis };
-                for &i in &s.surface_nodes {
+                for &i in vertices {
                     if model.node_is_kinematic[i] {
                         continue;
                     }
@@ -126,47 +177,85 @@ impl Detector {
             }
         }
         for vc in &self.candidates {
-            if let Some((stencil, gap, mat)) = closest_triangle(q, vc)
-                && gap < penalty.delta
-            {
+            vertex_pairs(q, vc, penalty.delta, |stencil, gap, mat| {
                 let law = model.friction.get(vc.material, mat);
                 let params = ContactParams { penalty, law, basis_derivatives: eps_basis };
                 out.push(ContactEntry { stencil, params, lagged: None, gap });
-            }
+            });
         }
     }
 
     /// Smallest gap over all vertex–triangle pairs at `q` found by a fresh broad phase, and whether
     /// any pair within `delta` was not among this step's candidates.
     pub fn missed_contacts(&self, model: &Model, q: &[f64], delta: f64) -> bool {
-        if model.solids.len() < 2 {
-            return false;
-        }
         let fresh = Detector::new(model, q, delta);
+        let sorted = |t: &[usize]| {
+            let mut s = [t[0], t[1], t[2]];
+            s.sort_unstable();
+            s
+        };
         fresh.candidates.iter().any(|vc| {
-            let Some((Stencil::Triangle { nodes, .. }, gap, _)) = closest_triangle(q, vc) else { return false };
-            gap < delta
-                && !self
+            let mut missed = false;
+            vertex_pairs(q, vc, delta, |stencil, _, _| {
+                let Stencil::Triangle { nodes, .. } = stencil else { return };
+                let found = sorted(&nodes[1..]);
+                missed |= !self
                     .candidates
                     .iter()
-                    .any(|old| old.node == vc.node && old.triangles.iter().any(|(t, _)| t[..] == nodes[1..]))
+                    .any(|old| old.node == vc.node && old.triangles.iter().any(|c| sorted(&c.triangle) == found));
+            });
+            missed
         })
     }
 }
 
-/// The closest candidate triangle of a vertex: stencil, signed gap and the triangle's material.
-pub fn closest_triangle(q: &[f64], vc: &VertexCandidates) -> Option<(Stencil, f64, usize)> {
+/// The contact pairs of a vertex with gap below `delta`: `found(stencil, gap, material)`.
+///
+/// Against solids (one-sided) the closest candidate triangle, whose feature and pseudo-normal
+/// define a signed distance to the boundary. Against cloths (two-sided) every candidate triangle
+/// within `delta`, each with its own closest feature: the distance to a folded cloth from its
+/// concave side is the minimum of two plane distances, whose normal jumps at the fold (a vertex
+/// of a solid pressed into a draped cloth sits exactly there), while a sum over triangles of
+/// penalties on each one's distance is smooth everywhere off the cloth. It pushes harder over
+/// edges and vertices than over faces, but friction stays μ times each pair's normal force.
+pub fn vertex_pairs(q: &[f64], vc: &VertexCandidates, delta: f64, mut found: impl FnMut(Stencil, f64, usize)) {
+    if let Some((stencil, gap, mat)) = closest_triangle(q, vc)
+        && gap < delta
+    {
+        found(stencil, gap, mat);
+    }
+    let x = node_arr(q, vc.node);
+    for c in vc.triangles.iter().filter(|c| c.two_sided) {
+        let tri = c.triangle;
+        let p = tri.map(|i| node_arr(q, i));
+        let (feature, d2) = closest_feature(x, &p);
+        if d2 < delta * delta {
+            let gap = evaluate(feature, 1.0, x, &p).gap;
+            if gap < delta {
+                found(
+                    Stencil::Triangle { nodes: [vc.node, tri[0], tri[1], tri[2]], feature, sign: 1.0 },
+                    gap,
+                    c.material,
+                );
+            }
+        }
+    }
+}
+
+/// The closest one-sided (solid) candidate triangle of a vertex: stencil, signed gap and the
+/// triangle's material.
+fn closest_triangle(q: &[f64], vc: &VertexCandidates) -> Option<(Stencil, f64, usize)> {
     let x = node_arr(q, vc.node);
     let mut best: Option<(usize, Feature, f64)> = None;
-    for (k, (t, _)) in vc.triangles.iter().enumerate() {
-        let p = t.map(|i| node_arr(q, i));
+    for (k, c) in vc.triangles.iter().enumerate().filter(|(_, c)| !c.two_sided) {
+        let p = c.triangle.map(|i| node_arr(q, i));
         let (f, d2) = closest_feature(x, &p);
         if best.is_none_or(|b| d2 < b.2) {
             best = Some((k, f, d2));
         }
     }
     let (k, feature, _) = best?;
-    let (tri, mat) = vc.triangles[k];
+    let Candidate { triangle: tri, material: mat, .. } = vc.triangles[k];
     let p = tri.map(|i| node_arr(q, i));
     let sign = match feature {
         Feature::Face => 1.0,
@@ -181,7 +270,7 @@ pub fn closest_triangle(q: &[f64], vc: &VertexCandidates) -> Option<(Stencil, f6
 
 fn feature_sign(q: &[f64], x: [f64; 3], vc: &VertexCandidates, feature_nodes: &[usize]) -> f64 {
     let mut n = [0.0; 3];
-    for (t, _) in &vc.triangles {
+    for t in vc.triangles.iter().map(|c| &c.triangle) {
         if feature_nodes.iter().all(|f| t.contains(f)) {
             let p = t.map(|i| node_arr(q, i));
             let fn_ = cross(sub(p[1], p[0]), sub(p[2], p[0]));
@@ -193,6 +282,14 @@ fn feature_sign(q: &[f64], x: [f64; 3], vc: &VertexCandidates, feature_nodes: &[
     }
     let anchor = node_arr(q, feature_nodes[0]);
     if dot(sub(x, anchor), n) < 0.0 { -1.0 } else { 1.0 }
+}
+
+/// Triangle `t` wound so that its normal points towards `x` (a two-sided cloth triangle seen
+/// from the vertex at `x`).
+fn facing(q: &[f64], x: [f64; 3], t: [usize; 3]) -> [usize; 3] {
+    let p = t.map(|i| node_arr(q, i));
+    let n = cross(sub(p[1], p[0]), sub(p[2], p[0]));
+    if dot(sub(x, p[0]), n) < 0.0 { [t[0], t[2], t[1]] } else { t }
 }
 
 /// Lagged-friction entries frozen at the start of the step: normal force, normal and weights of

@@ -71,13 +71,14 @@ impl IterativeSolver {
 impl MatrixFree {
     pub fn new(model: &Model, system: &System) -> MatrixFree {
         let n = model.dof_count();
+        let zoned = model.volume_zones().next().is_some();
         MatrixFree {
             direction: vec![0.0; n],
             elem_product: vec![[0.0; 12]; system.elems.len()],
             d_body: vec![0.0; n],
             d_contact: vec![0.0; n],
-            q_dual: if system.zones.is_empty() { Vec::new() } else { vec![Dual64::from(0.0); n] },
-            f_dual: if system.zones.is_empty() { Vec::new() } else { vec![Dual64::from(0.0); n] },
+            q_dual: if zoned { vec![Dual64::from(0.0); n] } else { Vec::new() },
+            f_dual: if zoned { vec![Dual64::from(0.0); n] } else { Vec::new() },
         }
     }
 
@@ -101,23 +102,19 @@ impl MatrixFree {
         }
         let (full, dq_dv) = (&*full, stage.dq_dv);
         // Elastic Hessian times dq_dv p, per element in parallel.
-        self.elem_product.par_iter_mut().zip(sys.elems.par_iter()).for_each(|(hp, &(s, e))| {
-            let solid = &model.solids[s as usize];
-            let el = &solid.elements[e as usize];
-            let x = el.nodes.map(|i| dual(node_arr(q, i), node_arr(full, i).map(|d| dq_dv * d)));
-            let g = el.gradient_generic(&solid.elastic, &x);
-            *hp = std::array::from_fn(|r| g[r / 3][r % 3].eps);
+        let elems = sys.elems.par_iter().zip(sys.elem_nodes.par_iter());
+        self.elem_product.par_iter_mut().zip(elems).for_each(|(hp, (el, nodes))| {
+            let dq = nodes.map(|i| node_arr(full, i).map(|d| dq_dv * d));
+            *hp = el.hessian_product(model, q, &dq);
         });
         let force = &mut *self.d_body;
         for (dof, f) in force.iter_mut().enumerate() {
-            let alpha = model.solids[model.node_body[dof / 3]].rayleigh.0;
             // -d f_body: mass-proportional damping here, elastic and stiffness damping below.
-            *f = -alpha * model.node_mass[dof / 3] * full[dof];
+            *f = -sys.node_alpha[dof / 3] * model.node_mass[dof / 3] * full[dof];
         }
-        for (k, &(s, e)) in sys.elems.iter().enumerate() {
-            let solid = &model.solids[s as usize];
-            let nodes = solid.elements[e as usize].nodes;
-            let beta = solid.rayleigh.1;
+        for (k, el) in sys.elems.iter().enumerate() {
+            let nodes = sys.elem_nodes[k];
+            let beta = el.beta(model);
             let kp = if beta > 0.0 {
                 let pe = nalgebra::SVector::<f64, 12>::from_fn(|r, _| full[3 * nodes[r / 3] + r % 3]);
                 sys.damping_k[k] * pe * beta
@@ -128,14 +125,14 @@ impl MatrixFree {
                 force[3 * nodes[r / 3] + r % 3] -= self.elem_product[k][r] + kp[r];
             }
         }
-        if !sys.zones.is_empty() {
+        if !self.q_dual.is_empty() {
             // The volume force π(V) ∇V differentiated whole: its dense rank-one part comes free.
             for (dof, qd) in self.q_dual.iter_mut().enumerate() {
                 *qd = Dual64::new(q[dof], dq_dv * full[dof]);
             }
             self.f_dual.iter_mut().for_each(|f| *f = Dual64::from(0.0));
-            for &s in &sys.zones {
-                model.solids[s].volume.as_ref().expect("zones have a volume").add_force(&self.q_dual, &mut self.f_dual);
+            for (_, zone) in model.volume_zones() {
+                zone.add_force(&self.q_dual, &mut self.f_dual);
             }
             for (f, fd) in force.iter_mut().zip(&self.f_dual) {
                 *f += fd.eps;
@@ -186,20 +183,16 @@ impl BlockJacobi {
         let (bh, dq_dv) = (stage.bh, stage.dq_dv);
         let blocks = &mut self.inverse;
         for (i, b) in blocks.iter_mut().enumerate() {
-            let alpha = model.solids[model.node_body[i]].rayleigh.0;
-            *b = Matrix3::identity() * model.node_mass[i] * (1.0 + bh.body * alpha);
+            *b = Matrix3::identity() * model.node_mass[i] * (1.0 + bh.body * sys.node_alpha[i]);
         }
-        self.elem_blocks.par_iter_mut().zip(sys.elems.par_iter()).for_each(|(out, &(s, e))| {
-            let solid = &model.solids[s as usize];
-            let el = &solid.elements[e as usize];
-            let x = el.nodes.map(|i| crate::model::node(q, i));
-            let (_, _, hess) = el.energy_gradient_hessian(&solid.elastic, &x, false);
+        self.elem_blocks.par_iter_mut().zip(sys.elems.par_iter()).for_each(|(out, el)| {
+            // The residual was just evaluated at q, so every element is defined there.
+            let hess = el.energy_gradient_hessian(model, q).map_or_else(|_| SMatrix::zeros(), |e| e.2);
             *out = std::array::from_fn(|a| hess.fixed_view::<3, 3>(3 * a, 3 * a).into_owned());
         });
-        for (k, &(s, e)) in sys.elems.iter().enumerate() {
-            let solid = &model.solids[s as usize];
-            let beta = solid.rayleigh.1;
-            for (a, &i) in solid.elements[e as usize].nodes.iter().enumerate() {
+        for (k, el) in sys.elems.iter().enumerate() {
+            let beta = el.beta(model);
+            for (a, &i) in sys.elem_nodes[k].iter().enumerate() {
                 let mut block = self.elem_blocks[k][a] * (bh.body * dq_dv);
                 if beta > 0.0 {
                     block += sys.damping_k[k].fixed_view::<3, 3>(3 * a, 3 * a) * (bh.body * beta);
@@ -207,9 +200,8 @@ impl BlockJacobi {
                 blocks[i] += block;
             }
         }
-        for (k, &s) in sys.zones.iter().enumerate() {
+        for (k, (_, zone)) in model.volume_zones().enumerate() {
             // The rank-one term's diagonal blocks −b h a h π' g_i g_iᵀ (∇²V has zero diagonal blocks).
-            let zone = model.solids[s].volume.as_ref().expect("zones have a volume");
             let c = -bh.body * dq_dv * zone.pressure_slope(sys.zone_volumes[k]);
             let mut grad = vec![0.0; q.len()];
             zone.volume_gradient(q, &mut grad);

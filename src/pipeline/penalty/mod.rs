@@ -4,6 +4,7 @@
 //! search on the residual norm.
 
 pub mod contacts;
+pub mod elements;
 pub mod matrix_free;
 mod newton;
 pub mod system;

@@ -49,7 +49,7 @@ impl PenaltyPipeline {
         }
         let q = std::mem::take(&mut self.q);
         let mut res = self.system.evaluate(model, &prob.sys, &q, v, prob.v_hat, jacobian, None);
-        if res.is_ok() && jacobian && self.system.grow_pattern_if_needed(model) {
+        if res.is_ok() && jacobian && self.system.grow_pattern_if_needed() {
             res = self.system.evaluate(model, &prob.sys, &q, v, prob.v_hat, jacobian, None);
         }
         self.q = q;

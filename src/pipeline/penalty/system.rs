@@ -8,14 +8,14 @@
 //! friction. Only free DOFs are unknowns; kinematic DOFs carry their prescribed velocity in `v`.
 
 use super::contacts::{ContactEntry, Stencil};
+use super::elements::Element;
 use crate::contact::kernel::{collider_force, collider_linearized, triangle_force, triangle_linearized};
-use crate::energy::ElasticModel;
 use crate::integrator::ForceWeights;
 use crate::linalg::newton_solver::{LinearInfo, NewtonSolver};
 use crate::linalg::sparse::{LinearSolveError, Pattern, SparseMatrix};
 use crate::model::motion::VelocityField;
-use crate::model::{Model, node, node_arr};
-use nalgebra::{SMatrix, SVector, Vector3};
+use crate::model::{Model, node_arr};
+use nalgebra::{SMatrix, SVector};
 use rayon::prelude::*;
 
 /// The coefficients of one stage's system.
@@ -62,8 +62,11 @@ pub struct System {
     /// Global DOF -> free index (usize::MAX for kinematic DOFs).
     pub free: Vec<usize>,
     pub n_free: usize,
-    /// Flat list of (solid, element) for parallel loops.
-    pub(super) elems: Vec<(u32, u32)>,
+    /// Every elastic element (tetrahedra, membranes, hinges) and its four stencil nodes.
+    pub(super) elems: Vec<Element>,
+    pub(super) elem_nodes: Vec<[usize; 4]>,
+    /// Per node: the mass-proportional Rayleigh coefficient of its body.
+    pub(super) node_alpha: Vec<f64>,
     /// Element energies and gradients of the last evaluation.
     elem_buf: Vec<(f64, SVector<f64, 12>)>,
     /// Element Hessians of the last evaluation with a Jacobian (assembled systems only).
@@ -84,10 +87,9 @@ pub struct System {
     pub contacts: Vec<ContactEntry>,
     pub elastic_energy: f64,
     pub any_damping_k: bool,
-    /// Volume zones (solid index) and, after an assembly, the dense rank-one terms `u wᵀ` of their
-    /// exact Jacobians on free DOFs (`u = −b h a h π'(V) ∇V`, `w = ∇V`), applied by the linear
-    /// solver without storing them.
-    pub(super) zones: Vec<usize>,
+    /// After an assembly, the dense rank-one terms `u wᵀ` of the volume zones' exact Jacobians on
+    /// free DOFs (`u = −b h a h π'(V) ∇V`, `w = ∇V`), applied by the linear solver without
+    /// storing them.
     pub low_rank: Vec<(Vec<f64>, Vec<f64>)>,
     /// Enclosed volume of each zone at the last evaluation (m³).
     pub zone_volumes: Vec<f64>,
@@ -98,25 +100,23 @@ pub struct System {
 pub enum EvalError {
     /// A neo-Hookean element has `det F <= 0`, where its energy is undefined.
     Inverted { solid: usize, element: usize },
+    /// A neo-Hookean membrane triangle has collapsed to zero area.
+    Collapsed { cloth: usize, element: usize },
     /// A logarithmic volume penalty at a volume where it is undefined (V <= 0).
-    VolumeCollapsed { solid: usize, volume: f64 },
+    VolumeCollapsed { zone: usize, volume: f64 },
 }
 
 impl System {
     pub fn new(model: &Model, assembled: bool) -> System {
         let (free, n_free) = model.free_dofs();
-        let elems: Vec<(u32, u32)> = model
-            .solids
-            .iter()
-            .enumerate()
-            .flat_map(|(s, b)| (0..b.elements.len()).map(move |e| (s as u32, e as u32)))
-            .collect();
-        let any_damping_k = model.solids.iter().any(|s| s.rayleigh.1 > 0.0);
+        let elems = Element::all(model);
+        let elem_nodes: Vec<[usize; 4]> = elems.iter().map(|e| e.nodes(model)).collect();
+        let any_damping_k = elems.iter().any(|e| e.beta(model) > 0.0);
         let mut entries = Vec::new();
-        for s in model.solids.iter().filter(|_| assembled) {
-            for e in &s.elements {
-                for &a in &e.nodes {
-                    for &b in &e.nodes {
+        for nodes in elem_nodes.iter().filter(|_| assembled) {
+            {
+                for &a in nodes {
+                    for &b in nodes {
                         for i in 0..3 {
                             for j in 0..3 {
                                 let (r, c) = (free[3 * a + i], free[3 * b + j]);
@@ -139,6 +139,8 @@ impl System {
             damping_k: if any_damping_k { vec![SMatrix::zeros(); elems.len()] } else { Vec::new() },
             elem_slots: Vec::new(),
             elems,
+            elem_nodes,
+            node_alpha: model.node_rayleigh_alpha(),
             jacobian,
             linear: NewtonSolver::new(n_free),
             force_body: vec![0.0; model.dof_count()],
@@ -147,24 +149,22 @@ impl System {
             contacts: Vec::new(),
             elastic_energy: 0.0,
             any_damping_k,
-            zones: (0..model.solids.len()).filter(|&s| model.solids[s].volume.is_some()).collect(),
             low_rank: Vec::new(),
             zone_volumes: Vec::new(),
         };
         if assembled {
-            sys.compute_slots(model);
+            sys.compute_slots();
         }
         sys
     }
 
-    fn compute_slots(&mut self, model: &Model) {
+    fn compute_slots(&mut self) {
         let pat = &self.jacobian.pattern;
         let free = &self.free;
         self.elem_slots = self
-            .elems
+            .elem_nodes
             .iter()
-            .map(|&(s, e)| {
-                let nodes = model.solids[s as usize].elements[e as usize].nodes;
+            .map(|nodes| {
                 let mut slots = [NO_SLOT; 144];
                 for a in 0..12 {
                     for b in 0..12 {
@@ -179,40 +179,22 @@ impl System {
             .collect();
     }
 
-    /// Element `(s, e)` with its node positions at `q`; an error where its energy is undefined
-    /// (a neo-Hookean element with `det F <= 0`).
-    fn element_at<'m>(
-        model: &'m Model,
-        q: &[f64],
-        (s, e): (u32, u32),
-    ) -> Result<(&'m crate::model::Solid, &'m crate::energy::TetElement, [Vector3<f64>; 4]), EvalError> {
-        let solid = &model.solids[s as usize];
-        let el = &solid.elements[e as usize];
-        let x = el.nodes.map(|i| node(q, i));
-        if solid.elastic.model == ElasticModel::NeoHookean && el.deformation_gradient(&x).determinant() <= 0.0 {
-            return Err(EvalError::Inverted { solid: s as usize, element: e as usize });
-        }
-        Ok((solid, el, x))
-    }
-
     /// Evaluate element energies, gradients and (optionally) Hessians at `q`, in parallel.
     fn eval_elements(&mut self, model: &Model, q: &[f64], hessian: bool) -> Result<(), EvalError> {
         debug_assert!(!hessian || self.assembled, "element Hessians are kept by assembled systems only");
         let elems = &self.elems;
         if hessian {
             self.elem_buf.par_iter_mut().zip(self.elem_hess.par_iter_mut()).zip(elems.par_iter()).try_for_each(
-                |((out, h), &k)| {
-                    let (solid, el, x) = Self::element_at(model, q, k)?;
-                    let (w, g, hm) = el.energy_gradient_hessian(&solid.elastic, &x, false);
+                |((out, h), el)| {
+                    let (w, g, hm) = el.energy_gradient_hessian(model, q)?;
                     *out = (w, g);
                     *h = hm;
                     Ok(())
                 },
             )
         } else {
-            self.elem_buf.par_iter_mut().zip(elems.par_iter()).try_for_each(|(out, &k)| {
-                let (solid, el, x) = Self::element_at(model, q, k)?;
-                *out = el.energy_gradient(&solid.elastic, &x);
+            self.elem_buf.par_iter_mut().zip(elems.par_iter()).try_for_each(|(out, el)| {
+                *out = el.energy_gradient(model, q)?;
                 Ok(())
             })
         }
@@ -223,9 +205,8 @@ impl System {
         if !self.any_damping_k {
             return Ok(());
         }
-        self.damping_k.par_iter_mut().zip(self.elems.par_iter()).try_for_each(|(kd, &k)| {
-            let (solid, el, x) = Self::element_at(model, q0, k)?;
-            *kd = el.energy_gradient_hessian(&solid.elastic, &x, false).2;
+        self.damping_k.par_iter_mut().zip(self.elems.par_iter()).try_for_each(|(kd, el)| {
+            *kd = el.energy_gradient_hessian(model, q0)?.2;
             Ok(())
         })
     }
@@ -275,12 +256,11 @@ impl System {
             }
         }
         self.elastic_energy = 0.0;
-        for (k, &(s, e)) in self.elems.iter().enumerate() {
-            let solid = &model.solids[s as usize];
-            let nodes = solid.elements[e as usize].nodes;
+        for (k, el) in self.elems.iter().enumerate() {
+            let nodes = self.elem_nodes[k];
             let (w, g) = &self.elem_buf[k];
             self.elastic_energy += w;
-            let beta = solid.rayleigh.1;
+            let beta = el.beta(model);
             let vd = if beta > 0.0 {
                 let ve = SVector::<f64, 12>::from_fn(|r, _| v[3 * nodes[r / 3] + r % 3]);
                 self.damping_k[k] * ve * beta
@@ -292,14 +272,9 @@ impl System {
             }
         }
         // Mass-proportional damping acts per node.
-        for s in &model.solids {
-            let alpha = s.rayleigh.0;
-            if alpha > 0.0 {
-                for i in s.nodes.clone() {
-                    for k in 0..3 {
-                        f[3 * i + k] -= alpha * model.node_mass[i] * v[3 * i + k];
-                    }
-                }
+        for (i, &alpha) in self.node_alpha.iter().enumerate().filter(|(_, a)| **a > 0.0) {
+            for k in 0..3 {
+                f[3 * i + k] -= alpha * model.node_mass[i] * v[3 * i + k];
             }
         }
     }
@@ -307,11 +282,10 @@ impl System {
     /// The volume penalty's forces `π(V) ∇V` into `force_body` (001 eq. 20).
     fn volume_forces(&mut self, model: &Model, q: &[f64]) -> Result<(), EvalError> {
         self.zone_volumes.clear();
-        for &s in &self.zones {
-            let zone = model.solids[s].volume.as_ref().expect("zones have a volume");
+        for (k, (_, zone)) in model.volume_zones().enumerate() {
             let v = zone.add_force(q, &mut self.force_body);
             if !zone.pressure(v).is_finite() {
-                return Err(EvalError::VolumeCollapsed { solid: s, volume: v });
+                return Err(EvalError::VolumeCollapsed { zone: k, volume: v });
             }
             self.zone_volumes.push(v);
         }
@@ -323,8 +297,7 @@ impl System {
     fn assemble_volume_jacobian(&mut self, model: &Model, stage: &StageSystem, q: &[f64]) {
         self.low_rank.clear();
         let c = stage.bh.body * stage.dq_dv;
-        for (k, &s) in self.zones.iter().enumerate() {
-            let zone = model.solids[s].volume.as_ref().expect("zones have a volume");
+        for (k, (_, zone)) in model.volume_zones().enumerate() {
             let v = self.zone_volumes[k];
             let pi = zone.pressure(v);
             for t in &zone.triangles {
@@ -365,7 +338,7 @@ impl System {
         self.jacobian.clear();
         for i in 0..model.node_count() {
             let m = model.node_mass[i];
-            let alpha = model.solids[model.node_body[i]].rayleigh.0;
+            let alpha = self.node_alpha[i];
             for k in 0..3 {
                 let r = self.free[3 * i + k];
                 if r != usize::MAX {
@@ -374,8 +347,8 @@ impl System {
             }
         }
         let vals = &mut self.jacobian.values;
-        for (k, &(s, _)) in self.elems.iter().enumerate() {
-            let beta = model.solids[s as usize].rayleigh.1;
+        for (k, el) in self.elems.iter().enumerate() {
+            let beta = el.beta(model);
             let hess = &self.elem_hess[k];
             let slots = &self.elem_slots[k];
             for (idx, &slot) in slots.iter().enumerate() {
@@ -432,12 +405,12 @@ impl System {
 
     /// Grow the Jacobian pattern after an assembly recorded missing entries; returns true if it
     /// grew (the caller re-assembles).
-    pub fn grow_pattern_if_needed(&mut self, model: &Model) -> bool {
+    pub fn grow_pattern_if_needed(&mut self) -> bool {
         if !self.assembled || self.jacobian.missing.is_empty() {
             return false;
         }
         self.jacobian.grow();
-        self.compute_slots(model);
+        self.compute_slots();
         true
     }
 

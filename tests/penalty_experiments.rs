@@ -1,0 +1,52 @@
+//! 001's experiments as shipped scenes (README, "Experiments of 001"): the bowl grasp (§V-A2)
+//! and the ball in a box (§V-A3, validation case 15).
+
+use fricsim::simulation::Simulation;
+use std::path::Path;
+
+fn sim(path: &str, overrides: &[String]) -> Simulation {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    Simulation::from_file(&p, overrides).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The bowl grasp at step `h` with the given friction evaluation: the largest amount by which
+/// the bowl's rise lags the pads' over frames 1–150 (m), and the number of failed steps.
+fn bowl_lag(h: f64, friction: &str) -> (f64, usize) {
+    let ov = vec![format!("dt={h}"), format!("pipeline.friction={friction}")];
+    let mut s = sim("scenes/bowl_grasp.ron", &ov);
+    let (bowl, pad) = (s.model.solids[0].nodes.clone(), s.model.solids[1].nodes.clone());
+    let z = |s: &Simulation, nodes: &std::ops::Range<usize>| s.state.nodes_centroid(&s.model, nodes.clone()).0.z;
+    let (bowl0, pad0) = (z(&s, &bowl), z(&s, &pad));
+    let (mut lag, mut failed) = (0.0f64, 0);
+    for _ in 0..s.model.step_count() {
+        let st = s.step().expect("finite state");
+        failed += usize::from(!st.converged);
+        lag = lag.max((z(&s, &pad) - pad0) - (z(&s, &bowl) - bowl0));
+    }
+    (lag, failed)
+}
+
+/// 001 §V-A2: with implicit friction the bowl rises with the pads at h = 0.005, 0.0025 and
+/// 0.00125 s. The pads lift 5 cm; the bowl may lag by the pads' elastic shear under its weight
+/// and the smoothing creep (ε = 1 mm/s over 1.2 s of lifting: 1.2 mm at most), so 1.5 mm
+/// separates holding from slipping (a dropped bowl lags by the full 5 cm).
+#[test]
+fn bowl_grasp_implicit_friction_lifts_the_bowl_at_every_step_size() {
+    for h in [0.005, 0.0025, 0.00125] {
+        let (lag, failed) = bowl_lag(h, "Implicit");
+        println!("bowl grasp, h = {h}, implicit: largest lag {:.3} mm, {failed} failed steps", 1e3 * lag);
+        assert_eq!(failed, 0, "h = {h}");
+        assert!(lag < 1.5e-3, "h = {h}: the bowl lags the pads by {lag} m");
+    }
+}
+
+/// Lagged friction on the same grasp: recorded (001 reports drops at frames 35, 40 and 100).
+/// `cargo test --release --test penalty_experiments bowl_grasp_lagged_study -- --ignored --nocapture`
+#[test]
+#[ignore = "study: prints the lagged grasp at the three step sizes (about 15 s)"]
+fn bowl_grasp_lagged_study() {
+    for h in [0.005, 0.0025, 0.00125] {
+        let (lag, failed) = bowl_lag(h, "Lagged");
+        println!("bowl grasp, h = {h}, lagged: largest lag {:.3} mm, {failed} failed steps", 1e3 * lag);
+    }
+}
