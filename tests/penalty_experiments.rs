@@ -50,3 +50,48 @@ fn bowl_grasp_lagged_study() {
         println!("bowl grasp, h = {h}, lagged: largest lag {:.3} mm, {failed} failed steps", 1e3 * lag);
     }
 }
+
+/// Total energy (kinetic + elastic) of the ball-in-box scene after every step with `integrator`,
+/// and the number of failed steps.
+fn ball_in_box_energy(integrator: &str) -> (Vec<f64>, usize) {
+    let ov = vec![format!("pipeline.integrator={integrator}"), "pipeline.on_failure=Continue".into()];
+    let mut s = sim("scenes/ball_in_box.ron", &ov);
+    let (mut energy, mut failed) = (Vec::new(), 0);
+    for _ in 0..s.model.step_count() {
+        let st = s.step().expect("finite state");
+        failed += usize::from(!st.converged);
+        energy.push(s.state.kinetic_energy(&s.model) + st.elastic_energy);
+    }
+    (energy, failed)
+}
+
+/// Validation case 15 (001 §V-A3): the spinning ball in the elastic box, 800 steps at h = 0.01
+/// with the whole force in the trapezoid's stages: no blow-up. The box settles on the floor
+/// before t = 0, so the energy at the first step bounds everything after it: nothing in the scene
+/// gains energy (gravity does work only while the ball falls, 0.2 mJ of 27 mJ), hence the
+/// gate 1.1 E(first step) and no failed step.
+#[test]
+fn ball_in_box_coupled_trapezoid_stays_bounded() {
+    let (energy, failed) = ball_in_box_energy("Trapezoid");
+    let (first, max, last) = (energy[0], energy.iter().cloned().fold(0.0, f64::max), *energy.last().unwrap());
+    println!("ball in box, coupled TR: E first {first:.5} J, max {max:.5} J, last {last:.5} J, {failed} failed steps");
+    assert_eq!(energy.len(), 800);
+    assert_eq!(failed, 0);
+    assert!(max <= 1.1 * first && last.is_finite(), "energy grew: {first} -> {max}");
+}
+
+/// IPC's contact-decoupled trapezoid and SDIRK2 on the same scene: recorded, not asserted.
+/// `cargo test --release --test penalty_experiments ball_in_box_study -- --ignored --nocapture`
+#[test]
+#[ignore = "study: the decoupled trapezoid and SDIRK2 on the ball in the box (about 2 min)"]
+fn ball_in_box_study() {
+    for integrator in ["TrapezoidDecoupled", "Sdirk2"] {
+        let (energy, failed) = ball_in_box_energy(integrator);
+        let max = energy.iter().cloned().fold(0.0, f64::max);
+        println!(
+            "ball in box, {integrator}: E first {:.5} J, max {max:.5} J, last {:.5} J, {failed} failed steps",
+            energy[0],
+            energy.last().unwrap()
+        );
+    }
+}

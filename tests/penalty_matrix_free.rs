@@ -160,11 +160,13 @@ fn run(name: &str, overrides: &[&str], solver: &str, steps: usize) -> (Vec<f64>,
 /// ~h * 1e-7 and 100 steps by ~1e-7 m/s; positions by h times that. Gates: 1e-6 m/s and 1e-8 m.
 #[test]
 fn iterative_and_direct_newton_take_the_same_steps() {
-    let cases: [(&str, &[&str]); 4] = [
+    let cases: [(&str, &[&str]); 6] = [
         ("ramp10.ron", &["friction.pairs[0].mu=0.176"]),
         ("ramp10.ron", &["friction.pairs[0].mu=0.177"]),
         ("block_on_slab.ron", &["friction.pairs[0].mu=0.1"]),
         ("flat_stop.ron", &[]),
+        ("cloth_ramp10.ron", &["friction.pairs[0].mu=0.176"]),
+        ("block_on_cloth.ron", &["friction.pairs[0].mu=0.15"]),
     ];
     for (name, ov) in cases {
         let (q_lu, v_lu, n_lu, _) = run(name, ov, "Lu", 100);

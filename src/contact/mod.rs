@@ -6,6 +6,7 @@
 //! consumes the same contact data.
 
 pub mod collider;
+pub mod implicit;
 pub mod kernel;
 pub mod nodal;
 pub mod penalty;
