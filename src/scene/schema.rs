@@ -973,12 +973,38 @@ pub struct PenaltyContactSpec {
     /// How many times a step may be repeated with a stiffer penalty when a gap ends negative.
     #[serde(default = "default_contact_iterations")]
     pub max_contact_iterations: usize,
+    /// The gap function between bodies: the closest triangle feature (`Closest`), or 000's smooth
+    /// implicit MLS surface of each solid's boundary (`Implicit(kernel, radius)`).
+    #[serde(default)]
+    pub geometry: ContactGeometry,
 }
 
 impl Default for PenaltyContactSpec {
     fn default() -> Self {
-        PenaltyContactSpec { delta: default_delta(), kappa: None, max_contact_iterations: default_contact_iterations() }
+        PenaltyContactSpec {
+            delta: default_delta(),
+            kappa: None,
+            max_contact_iterations: default_contact_iterations(),
+            geometry: ContactGeometry::default(),
+        }
     }
+}
+
+/// How a vertex measures its gap to another body's surface.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum ContactGeometry {
+    /// The distance to the closest triangle feature (face, edge or vertex): C0 normals at edges.
+    #[default]
+    Closest,
+    /// Ψ of 000's MLS surface over each solid's boundary (C1 with the cubic kernel): `kernel`
+    /// `Cubic` or `Approximate(epsilon: ε)` (eq. 10), `radius` the support R in m, which must exceed
+    /// half the largest boundary triangle. Cloths keep `Closest`.
+    Implicit {
+        #[serde(default)]
+        kernel: crate::contact::implicit::Kernel,
+        radius: f64,
+    },
 }
 
 pub fn default_delta() -> f64 {

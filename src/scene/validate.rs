@@ -1078,6 +1078,17 @@ fn pipeline(c: &mut Checks, s: &Scene) {
         PipelineSpec::Nonsmooth(ns) => return nonsmooth(c, s, ns),
     };
     c.positive("pipeline.contact.delta", pen.contact.delta, " (m)");
+    if let crate::scene::schema::ContactGeometry::Implicit { kernel, radius } = pen.contact.geometry {
+        c.positive("pipeline.contact.geometry.radius", radius, " (m)");
+        if let crate::contact::implicit::Kernel::Approximate { epsilon } = kernel {
+            c.check(
+                "pipeline.contact.geometry.kernel.epsilon",
+                epsilon,
+                |e| e > 0.0 && e <= 1.0,
+                "must be in (0, 1]: small values interpolate the surface (000 uses 1e-5 to 0.1)",
+            );
+        }
+    }
     if let Some(k) = pen.contact.kappa {
         c.positive("pipeline.contact.kappa", k, " (N/m)");
     }

@@ -38,17 +38,20 @@ impl Kernel {
         }
     }
 
-    /// `dw̃/d(r²)` at `r2` (f64), for the analytic gradient `∇_x w̃ = 2 (x − s) dw̃/d(r²)`.
-    pub fn weight_slope(&self, r2: f64, radius: f64) -> f64 {
+    /// `dw̃/d(r²)` at `r2` (generic), for the analytic gradient `∇_x w̃ = 2 (x − s) dw̃/d(r²)`.
+    pub fn weight_slope<T: Scalar>(&self, r2: T, radius: f64) -> T {
         let inv = 1.0 / (radius * radius);
         let t2 = r2 * inv;
-        if t2 >= 1.0 {
-            return 0.0;
+        if t2.re() >= 1.0 {
+            return T::from(0.0);
         }
         match *self {
-            Kernel::Approximate { epsilon } => -2.0 * inv / (t2 + epsilon).powi(3),
+            Kernel::Approximate { epsilon } => {
+                let a = t2 + epsilon;
+                (a * a * a).recip() * (-2.0 * inv)
+            }
             // d/d(t²) (1 − 3t² + 2t³) = −3 + 3t.
-            Kernel::Cubic => inv * (3.0 * t2.sqrt() - 3.0),
+            Kernel::Cubic => (t2.sqrt() * 3.0 - 3.0) * inv,
         }
     }
 }
@@ -65,7 +68,7 @@ mod tests {
             for r2 in [0.01, 0.2, 0.5, 0.9] {
                 let h = 1e-7;
                 let fd = (k.weight(r2 + h, 0.7) - k.weight(r2 - h, 0.7)) / (2.0 * h);
-                let an = k.weight_slope(r2, 0.7);
+                let an: f64 = k.weight_slope(r2, 0.7);
                 assert!((fd - an).abs() <= 1e-6 * an.abs().max(1.0), "{k:?} r2 {r2}: {fd} vs {an}");
             }
         }

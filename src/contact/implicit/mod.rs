@@ -3,6 +3,7 @@
 //! triangle surface has edges and corners. Any triangle surface generates one: a solid's
 //! boundary, a cloth, a rigid or collider mesh.
 
+pub mod force;
 pub mod kernel;
 pub mod potential;
 pub mod surface;

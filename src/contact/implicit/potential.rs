@@ -4,9 +4,9 @@
 //! `Ψ(x) = Σ_s w_s(x) ψ_s(x)`, `w_s = w̃_R(|x − s|) / Σ_t w̃_R(|x − t|)` over `|x − s| < R`.
 //!
 //! Ψ is negative inside. [`potential`] is generic over the AD scalar in both the query point and
-//! the triangles' vertices, so forward-mode AD gives its derivatives with respect to every DOF it
-//! touches (the contact Jacobians of the penalty pipeline); [`potential_gradient`] is the
-//! hand-derived `∇_x Ψ = Σ_s [w_s n_s + (ψ_s − Ψ) ∇w̃_s / K]` (000 digest §2.2) in f64.
+//! the triangles' vertices; [`potential_derivatives`] adds its hand-derived first derivatives with
+//! respect to the query point and every vertex (000 digest §2.2), also generic, so that AD of
+//! them gives the contact Jacobians of the penalty pipeline.
 
 use super::kernel::Kernel;
 use crate::contact::vec3::{Scalar, V3, cross, dot, norm, scale, sub};
@@ -35,32 +35,68 @@ pub fn potential<T: Scalar>(x: V3<T>, tris: &[[V3<T>; 3]], kernel: Kernel, radiu
     (den.re() > 0.0).then(|| num / den)
 }
 
-/// Ψ and `∇_x Ψ` (f64, hand-derived); `None` for an empty neighbourhood.
-pub fn potential_gradient(x: V3<f64>, tris: &[[V3<f64>; 3]], kernel: Kernel, radius: f64) -> Option<(f64, V3<f64>)> {
-    // First pass: K = Σ w̃ and Ψ; second: the gradient, which needs Ψ.
-    let samples: Vec<(V3<f64>, V3<f64>, f64, f64)> = tris
-        .iter()
-        .filter_map(|p| {
-            let (s, n) = sample(p);
-            let d = sub(x, s);
-            let r2 = dot(d, d);
-            let w = kernel.weight(r2, radius);
-            (w > 0.0).then(|| (d, n, w, kernel.weight_slope(r2, radius)))
-        })
-        .collect();
-    let k: f64 = samples.iter().map(|s| s.2).sum();
-    if k <= 0.0 {
+/// Ψ with its derivatives with respect to the query point and to every vertex of `tris`, generic
+/// over the AD scalar (so that AD of these gives the contact Jacobians): per sample `s` with
+/// `d = x − s`, `k = w̃(|d|²)`, `k' = dw̃/d(r²)`, `ψ = n·d`, `K = Σ k`,
+/// - `∇_x Ψ = Σ_s [k n + 2 k' (ψ − Ψ) d] / K`;
+/// - `∂Ψ/∂s = −[k n + 2 k' (ψ − Ψ) d] / K`, `∂Ψ/∂n = k d / K`;
+/// - with `c = (p1 − p0) × (p2 − p0)`, `n = c/|c|`: `u = (I − n nᵀ) ∂Ψ/∂n / |c|`, and
+///   `∂Ψ/∂p1 = ∂Ψ/∂s / 3 + (p2 − p0) × u`, `∂Ψ/∂p2 = ∂Ψ/∂s / 3 + u × (p1 − p0)`,
+///   `∂Ψ/∂p0 = ∂Ψ/∂s / 3 − (p2 − p0) × u − u × (p1 − p0)`.
+///
+/// Returns `(Ψ, ∇_x Ψ, ∂Ψ/∂p per triangle corner, the normalized weights k/K per triangle)`;
+/// `None` for an empty neighbourhood.
+#[allow(clippy::type_complexity)]
+pub fn potential_derivatives<T: Scalar>(
+    x: V3<T>,
+    tris: &[[V3<T>; 3]],
+    kernel: Kernel,
+    radius: f64,
+) -> Option<(T, V3<T>, Vec<[V3<T>; 3]>, Vec<T>)> {
+    let zero = T::from(0.0);
+    let mut per: Vec<(V3<T>, V3<T>, T, T, T, V3<T>, T)> = Vec::with_capacity(tris.len());
+    let (mut num, mut den) = (zero, zero);
+    for p in tris {
+        let c = cross(sub(p[1], p[0]), sub(p[2], p[0]));
+        let len = norm(c);
+        let n = scale(c, len.recip());
+        let s: V3<T> = std::array::from_fn(|k| (p[0][k] + p[1][k] + p[2][k]) * (1.0 / 3.0));
+        let d = sub(x, s);
+        let r2 = dot(d, d);
+        let (k, ks) = (kernel.weight(r2, radius), kernel.weight_slope(r2, radius));
+        let psi = dot(n, d);
+        num += k * psi;
+        den += k;
+        per.push((d, n, k, ks, psi, c, len));
+    }
+    if den.re() <= 0.0 {
         return None;
     }
-    let psi = samples.iter().map(|(d, n, w, _)| w * dot(*n, *d)).sum::<f64>() / k;
-    let mut g = [0.0; 3];
-    for (d, n, w, slope) in &samples {
-        let c = (dot(*n, *d) - psi) * 2.0 * slope / k;
-        for i in 0..3 {
-            g[i] += w / k * n[i] + c * d[i];
-        }
+    let big_psi = num / den;
+    let inv = den.recip();
+    let mut gx = [zero; 3];
+    let mut gp = Vec::with_capacity(tris.len());
+    let mut weights = Vec::with_capacity(tris.len());
+    for (p, &(d, n, k, ks, psi, _, len)) in tris.iter().zip(&per) {
+        let coef = ks * (psi - big_psi) * 2.0;
+        let gs: V3<T> = std::array::from_fn(|i| (k * n[i] + coef * d[i]) * inv);
+        gx = std::array::from_fn(|i| gx[i] + gs[i]);
+        let dn = scale(d, k * inv);
+        let u = scale(sub(dn, scale(n, dot(n, dn))), len.recip());
+        let (a, b) = (sub(p[1], p[0]), sub(p[2], p[0]));
+        let third = scale(gs, T::from(-1.0 / 3.0));
+        let g1 = std::array::from_fn(|i| third[i] + cross(b, u)[i]);
+        let g2 = std::array::from_fn(|i| third[i] + cross(u, a)[i]);
+        let g0 = std::array::from_fn(|i| third[i] - cross(b, u)[i] - cross(u, a)[i]);
+        gp.push([g0, g1, g2]);
+        weights.push(k * inv);
     }
-    Some((psi, g))
+    Some((big_psi, gx, gp, weights))
+}
+
+/// Ψ and `∇_x Ψ` (f64); `None` for an empty neighbourhood.
+pub fn potential_gradient(x: V3<f64>, tris: &[[V3<f64>; 3]], kernel: Kernel, radius: f64) -> Option<(f64, V3<f64>)> {
+    potential_derivatives(x, tris, kernel, radius).map(|(psi, g, _, _)| (psi, g))
 }
 
 /// 000 §4.1.3's minimal rotation `Q` taking the unit normal `n` to the unit vector `g` (the
@@ -184,6 +220,53 @@ mod tests {
                     (seeded(x), near.iter().map(|p| p.map(seeded)).collect());
                 let total = potential(xd, &td, k, R).unwrap().eps;
                 assert!(total.abs() < 1e-12, "{k:?}: moving everything along {c} changes Psi at rate {total}");
+            }
+        }
+    }
+
+    /// The generic derivatives against AD of Ψ itself, for the query point and every vertex.
+    #[test]
+    #[allow(clippy::needless_range_loop)] // t, a, c seed one coordinate and index the result
+    fn derivatives_with_respect_to_the_surface_match_ad() {
+        let x = [0.93, 0.91, 0.97];
+        for k in KERNELS {
+            let tris: Vec<[V3<f64>; 3]> = cube()
+                .into_iter()
+                .filter(|p| {
+                    let d = sub(x, sample(p).0);
+                    dot(d, d) < R * R
+                })
+                .collect();
+            let (psi, gx, gp, w) = potential_derivatives(x, &tris, k, R).unwrap();
+            assert!((psi - potential(x, &tris, k, R).unwrap()).abs() < 1e-14);
+            assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-14, "partition of unity");
+            let (_, g) = potential_gradient(x, &tris, k, R).unwrap();
+            assert!((0..3).all(|i| (g[i] - gx[i]).abs() < 1e-13));
+            let scale_g = norm(gx);
+            for t in 0..tris.len() {
+                for a in 0..3 {
+                    for c in 0..3 {
+                        let td: Vec<[V3<Dual64>; 3]> = tris
+                            .iter()
+                            .enumerate()
+                            .map(|(tt, p)| {
+                                std::array::from_fn(|aa| {
+                                    let mut v = p[aa].map(Dual64::from);
+                                    if tt == t && aa == a {
+                                        v[c].eps = 1.0;
+                                    }
+                                    v
+                                })
+                            })
+                            .collect();
+                        let ad = potential(x.map(Dual64::from), &td, k, R).unwrap().eps;
+                        assert!(
+                            (ad - gp[t][a][c]).abs() < 1e-10 * scale_g,
+                            "{k:?} tri {t} corner {a} axis {c}: {ad} vs {}",
+                            gp[t][a][c]
+                        );
+                    }
+                }
             }
         }
     }

@@ -41,6 +41,11 @@ impl ImplicitSurface {
         self.tree.locate_within_distance(x, self.radius * self.radius).map(|g| g.data)
     }
 
+    /// Triangles whose samples (at the last update) lie within `distance` of `x`.
+    pub fn neighbours_within(&self, x: V3<f64>, distance: f64) -> impl Iterator<Item = usize> + '_ {
+        self.tree.locate_within_distance(x, distance * distance).map(|g| g.data)
+    }
+
     /// Ψ at `x` with the neighbourhood of the last update and the positions `q`; `None` where it
     /// is empty.
     pub fn potential(&self, q: &[f64], x: V3<f64>) -> Option<f64> {

@@ -13,13 +13,17 @@
 //! vertex at the step start), so that the one-sided kernels apply unchanged and a vertex that
 //! passes through the cloth within the step sees a negative gap.
 
+use crate::contact::implicit::ImplicitSurface;
+use crate::contact::implicit::force::{Field, ImplicitStencil};
 use crate::contact::kernel::{ContactParams, Lagged};
 use crate::contact::penalty::Penalty;
 use crate::contact::point_triangle::{Feature, closest_feature, evaluate};
 use crate::contact::vec3::{cross, dot, sub};
 use crate::friction::smooth::SmoothFriction;
 use crate::model::{Model, node_arr};
+use crate::scene::schema::{ContactGeometry, PipelineSpec};
 use rstar::{AABB, RTree, primitives::GeomWithData, primitives::Rectangle};
+use std::sync::Arc;
 
 /// What a contact couples.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,14 +32,31 @@ pub enum Stencil {
     Collider { node: usize, collider: usize },
     /// Node against a triangle of another solid: `nodes = [vertex, t0, t1, t2]`.
     Triangle { nodes: [usize; 4], feature: Feature, sign: f64 },
+    /// Node against the implicit surface of another solid: candidate `index` of the step's
+    /// [`ImplicitCandidates`] (the vertex and the triangles near it at the step start).
+    Implicit { index: u32 },
 }
 
-impl Stencil {
-    pub fn nodes(&self) -> &[usize] {
-        match self {
-            Stencil::Collider { node, .. } => std::slice::from_ref(node),
-            Stencil::Triangle { nodes, .. } => nodes,
-        }
+/// The vertex–implicit-surface stencils of one step (`contact.geometry: Implicit`), shared by the
+/// detector and the system that evaluates them.
+#[derive(Debug, Clone, Default)]
+pub struct ImplicitCandidates {
+    pub field: Option<Field>,
+    pub stencils: Vec<ImplicitStencil>,
+    /// Per stencil: the vertex's and the surface's materials, and the surface's triangle ids.
+    pub materials: Vec<(usize, usize)>,
+    pub triangle_ids: Vec<Vec<usize>>,
+}
+
+impl ImplicitCandidates {
+    /// The field of an implicit stencil (they only exist with an implicit geometry).
+    pub fn field(&self) -> Field {
+        self.field.expect("implicit stencils come with their field")
+    }
+
+    /// Positions (or velocities) of stencil `k`'s nodes in the generalized vector `x`.
+    pub fn gather(&self, k: usize, x: &[f64]) -> Vec<[f64; 3]> {
+        self.stencils[k].nodes.iter().map(|&i| node_arr(x, i)).collect()
     }
 }
 
@@ -75,7 +96,9 @@ struct Surface<'m> {
     two_sided: bool,
 }
 
-/// The contact surfaces of every solid (boundary) and cloth (all of it).
+/// The contact surfaces of every solid (boundary) and cloth (all of it). With an implicit geometry
+/// the solids' boundaries contribute their vertices but their triangles are fields of their own
+/// ([`implicit_candidates`]).
 fn surfaces(model: &Model) -> Vec<Surface<'_>> {
     let solids = model.solids.iter().map(|s| Surface {
         triangles: &s.surface,
@@ -98,6 +121,19 @@ pub struct Detector {
     pub margin: f64,
     /// Per body (solids, then cloths): its material and the vertices that touch colliders.
     vertices: Vec<(usize, Vec<usize>)>,
+    /// Vertices near the implicit surfaces of solids (`contact.geometry: Implicit`).
+    pub implicit: Arc<ImplicitCandidates>,
+}
+
+/// The implicit field of the scene's penalty contact geometry, if it asks for one.
+fn implicit_field(model: &Model) -> Option<Field> {
+    match &model.pipeline {
+        PipelineSpec::Penalty(p) => match p.contact.geometry {
+            ContactGeometry::Implicit { kernel, radius } => Some(Field { kernel, radius }),
+            ContactGeometry::Closest => None,
+        },
+        PipelineSpec::Nonsmooth(_) => None,
+    }
 }
 
 impl Detector {
@@ -106,11 +142,16 @@ impl Detector {
         let mut candidates = Vec::new();
         let surfaces = surfaces(model);
         let vertices = surfaces.iter().map(|s| (s.material, s.vertices.clone())).collect();
+        let field = implicit_field(model);
+        let implicit = Arc::new(field.map(|f| implicit_candidates(model, &surfaces, q, margin, f)).unwrap_or_default());
         if surfaces.len() < 2 {
-            return Detector { candidates, margin, vertices };
+            return Detector { candidates, margin, vertices, implicit };
         }
         let mut boxes = Vec::new();
         for (b, s) in surfaces.iter().enumerate() {
+            if field.is_some() && !s.two_sided {
+                continue;
+            }
             for t in s.triangles {
                 let p = t.map(|i| node_arr(q, i));
                 let lo = [0, 1, 2].map(|k| p.iter().map(|x| x[k]).fold(f64::INFINITY, f64::min) - margin);
@@ -139,7 +180,7 @@ impl Detector {
                 }
             }
         }
-        Detector { candidates, margin, vertices }
+        Detector { candidates, margin, vertices, implicit }
     }
 
     /// Active contacts at positions `q` (colliders placed for time `t1`): every pair with gap
@@ -183,6 +224,16 @@ impl Detector {
                 out.push(ContactEntry { stencil, params, lagged: None, gap });
             });
         }
+        let imp = &self.implicit;
+        for (k, st) in imp.stencils.iter().enumerate() {
+            if let Some(gap) = st.gap(&imp.gather(k, q), imp.field())
+                && gap < penalty.delta
+            {
+                let (a, b) = imp.materials[k];
+                let params = ContactParams { penalty, law: model.friction.get(a, b), basis_derivatives: eps_basis };
+                out.push(ContactEntry { stencil: Stencil::Implicit { index: k as u32 }, params, lagged: None, gap });
+            }
+        }
     }
 
     /// Smallest gap over all vertex–triangle pairs at `q` found by a fresh broad phase, and whether
@@ -205,8 +256,62 @@ impl Detector {
                     .any(|old| old.node == vc.node && old.triangles.iter().any(|c| sorted(&c.triangle) == found));
             });
             missed
+        }) || self.missed_implicit(&fresh, q, delta)
+    }
+
+    /// Whether a vertex within `delta` of an implicit surface at `q` has a sample near it that its
+    /// stencil of this step lacks (the neighbourhood is fixed for the step).
+    fn missed_implicit(&self, fresh: &Detector, q: &[f64], delta: f64) -> bool {
+        let (old, new) = (&self.implicit, &fresh.implicit);
+        (0..new.stencils.len()).any(|k| {
+            let near = new.stencils[k].gap(&new.gather(k, q), new.field()).is_some_and(|g| g < delta);
+            near && !(0..old.stencils.len()).any(|j| {
+                old.stencils[j].nodes[0] == new.stencils[k].nodes[0]
+                    && old.materials[j] == new.materials[k]
+                    && new.triangle_ids[k].iter().all(|t| old.triangle_ids[j].contains(t))
+            })
         })
     }
+}
+
+/// Stencils of every contact vertex (of every body) near each solid's implicit surface at `q`:
+/// the triangles whose samples lie within the support radius plus the step's motion margin.
+fn implicit_candidates(
+    model: &Model,
+    surfaces: &[Surface],
+    q: &[f64],
+    margin: f64,
+    field: Field,
+) -> ImplicitCandidates {
+    let mut out = ImplicitCandidates { field: Some(field), ..Default::default() };
+    for (b, solid) in model.solids.iter().enumerate() {
+        let surface = ImplicitSurface::new(solid.surface.clone(), field.kernel, field.radius, q);
+        for other in surfaces.iter().enumerate().filter(|(o, _)| *o != b).map(|(_, s)| s) {
+            for &v in other.vertices.iter().filter(|&&v| !model.node_is_kinematic[v]) {
+                let ids: Vec<usize> = surface.neighbours_within(node_arr(q, v), field.radius + margin).collect();
+                if ids.is_empty() {
+                    continue;
+                }
+                let mut nodes = vec![v];
+                let triangles = ids
+                    .iter()
+                    .map(|&t| {
+                        solid.surface[t].map(|n| match nodes.iter().position(|&m| m == n) {
+                            Some(local) => local,
+                            None => {
+                                nodes.push(n);
+                                nodes.len() - 1
+                            }
+                        })
+                    })
+                    .collect();
+                out.stencils.push(ImplicitStencil { nodes, triangles });
+                out.materials.push((other.material, solid.material));
+                out.triangle_ids.push(ids);
+            }
+        }
+    }
+    out
 }
 
 /// The contact pairs of a vertex with gap below `delta`: `found(stencil, gap, material)`.
@@ -295,7 +400,13 @@ fn facing(q: &[f64], x: [f64; 3], t: [usize; 3]) -> [usize; 3] {
 /// Lagged-friction entries frozen at the start of the step: normal force, normal and weights of
 /// every contact active at `q0`. Their penalty part is switched off (it is evaluated at the end of
 /// the step by the ordinary entries, which in turn carry no friction).
-pub fn lagged_entries(active_at_q0: &[ContactEntry], model: &Model, q0: &[f64], t0: f64) -> Vec<ContactEntry> {
+pub fn lagged_entries(
+    active_at_q0: &[ContactEntry],
+    model: &Model,
+    implicit: &ImplicitCandidates,
+    q0: &[f64],
+    t0: f64,
+) -> Vec<ContactEntry> {
     active_at_q0
         .iter()
         .filter(|e| !e.params.law.is_frictionless())
@@ -311,6 +422,20 @@ pub fn lagged_entries(active_at_q0: &[ContactEntry], model: &Model, q0: &[f64], 
                     let p = [nodes[1], nodes[2], nodes[3]].map(|i| node_arr(q0, i));
                     let prox = evaluate(feature, sign, node_arr(q0, nodes[0]), &p);
                     (prox.normal, prox.weights)
+                }
+                Stencil::Implicit { index } => {
+                    // Normal force |∇Ψ| λ and the level set's unit normal at q0.
+                    let k = index as usize;
+                    let xs = implicit.gather(k, q0);
+                    let tris: Vec<_> = implicit.stencils[k].triangles.iter().map(|t| t.map(|i| xs[i])).collect();
+                    let f = implicit.field();
+                    let g = crate::contact::implicit::potential::potential_gradient(xs[0], &tris, f.kernel, f.radius)
+                        .map_or([0.0; 3], |(_, g)| g);
+                    let len = crate::contact::vec3::norm(g);
+                    let mut params = e.params;
+                    params.penalty.kappa = 0.0;
+                    let lagged = Lagged { lambda: lambda * len, normal: g.map(|c| c / len), weights: [0.0; 3] };
+                    return ContactEntry { lagged: Some(lagged), params, ..*e };
                 }
             };
             let mut params = e.params;

@@ -163,6 +163,20 @@ impl MatrixFree {
                         }
                     }
                 }
+                Stencil::Implicit { index } => {
+                    let (k, imp) = (index as usize, &sys.implicit);
+                    let st = &imp.stencils[k];
+                    let xs: Vec<_> =
+                        st.nodes.iter().map(|&i| dual(node_arr(q, i), node_arr(full, i).map(|d| dq_dv * d))).collect();
+                    let vs: Vec<_> = st.nodes.iter().map(|&i| dual(node_arr(v, i), node_arr(full, i))).collect();
+                    if let Some(f) = st.force(&xs, &vs, imp.field(), &entry.params, lag) {
+                        for (n, &i) in st.nodes.iter().enumerate() {
+                            for c in 0..3 {
+                                dforce_contact[3 * i + c] += f.normal[n][c].eps + f.friction[n][c].eps;
+                            }
+                        }
+                    }
+                }
             }
         }
         for (dof, &fi) in sys.free.iter().enumerate() {
@@ -227,6 +241,18 @@ impl BlockJacobi {
                         let d: SMatrix<f64, 3, 3> = lin.dq.fixed_view::<3, 3>(3 * n, 3 * n) * c_q
                             + lin.dv.fixed_view::<3, 3>(3 * n, 3 * n) * c_v;
                         blocks[i] -= d;
+                    }
+                }
+                Stencil::Implicit { index } => {
+                    let (k, imp) = (index as usize, &sys.implicit);
+                    let st = &imp.stencils[k];
+                    let lin = st.linearized(&imp.gather(k, q), &imp.gather(k, v), imp.field(), &entry.params, lag);
+                    if let Some((_, _, dq, dv)) = lin {
+                        for (n, &i) in st.nodes.iter().enumerate() {
+                            let d: SMatrix<f64, 3, 3> =
+                                dq.fixed_view::<3, 3>(3 * n, 3 * n) * c_q + dv.fixed_view::<3, 3>(3 * n, 3 * n) * c_v;
+                            blocks[i] -= d;
+                        }
                     }
                 }
             }

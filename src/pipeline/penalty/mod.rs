@@ -146,7 +146,7 @@ impl PenaltyPipeline {
                     // each fixed-point round takes them from the previous round's end positions.
                     let mut at = Vec::new();
                     detector.detect(model, &q_s, t_lag, penalty, false, &mut at);
-                    self.lagged = lagged_entries(&at, model, &q_s, t_lag);
+                    self.lagged = lagged_entries(&at, model, &detector.implicit, &q_s, t_lag);
                 }
                 let prob = StageProblem { detector, penalty, q_hat: &q_hat, v_hat: &v_hat, sys };
                 let outcome = match self.spec.newton.linear_solver {
@@ -196,6 +196,7 @@ impl PenaltyPipeline {
         };
         let delta = self.spec.contact.delta;
         let mut detector = Detector::new(model, &state.q, Self::search_margin(model, state, delta, h));
+        self.system.implicit = detector.implicit.clone();
         let mut stats = StepStats::default();
         if let Err(e) = self.system.prepare_damping(model, &state.q) {
             stats.failure = Some(format!("damping stiffness undefined at the step start: {e:?}"));
@@ -224,6 +225,7 @@ impl PenaltyPipeline {
             }
             if missed {
                 detector = Detector::new(model, &state.q, 2.0 * detector.margin);
+                self.system.implicit = detector.implicit.clone();
             }
         }
         // Relax a stiffened penalty only once nothing is in contact (never while contacts are active).

@@ -7,7 +7,7 @@
 //! with `f_body` = elastic + Rayleigh damping + gravity and `f_contact` = penalty contact +
 //! friction. Only free DOFs are unknowns; kinematic DOFs carry their prescribed velocity in `v`.
 
-use super::contacts::{ContactEntry, Stencil};
+use super::contacts::{ContactEntry, ImplicitCandidates, Stencil};
 use super::elements::Element;
 use crate::contact::kernel::{collider_force, collider_linearized, triangle_force, triangle_linearized};
 use crate::integrator::ForceWeights;
@@ -85,6 +85,9 @@ pub struct System {
     pub force_contact: Vec<f64>,
     pub residual: Vec<f64>,
     pub contacts: Vec<ContactEntry>,
+    /// The step's vertex–implicit-surface stencils (`contact.geometry: Implicit`), which
+    /// `Stencil::Implicit` entries index; set from the step's detector.
+    pub implicit: std::sync::Arc<ImplicitCandidates>,
     pub elastic_energy: f64,
     pub any_damping_k: bool,
     /// After an assembly, the dense rank-one terms `u wᵀ` of the volume zones' exact Jacobians on
@@ -147,6 +150,7 @@ impl System {
             force_contact: vec![0.0; model.dof_count()],
             residual: vec![0.0; n_free],
             contacts: Vec::new(),
+            implicit: Default::default(),
             elastic_energy: 0.0,
             any_damping_k,
             low_rank: Vec::new(),
@@ -399,6 +403,17 @@ impl System {
                     let ft = triangle_force(feature, sign, &xs, &vs, &entry.params, lag);
                     add_stencil(&mut self.force_contact, forces, &nodes, &ft.normal, &ft.friction);
                 }
+                Stencil::Implicit { index } => {
+                    let (k, imp) = (index as usize, &self.implicit);
+                    let (st, field) = (&imp.stencils[k], imp.field());
+                    let (xs, vs) = (imp.gather(k, q), imp.gather(k, v));
+                    if jacobian && let Some((_, _, dq, dv)) = st.linearized(&xs, &vs, field, &entry.params, lag) {
+                        scatter_dyn(&mut self.jacobian, &self.free, &st.nodes, &dq, &dv, c_q, c_v);
+                    }
+                    if let Some(f) = st.force(&xs, &vs, field, &entry.params, lag) {
+                        add_stencil(&mut self.force_contact, forces, &st.nodes, &f.normal, &f.friction);
+                    }
+                }
             }
         }
     }
@@ -461,6 +476,30 @@ fn scatter<const D: usize>(
             continue;
         }
         for c in 0..D {
+            let fc = free[3 * nodes[c / 3] + c % 3];
+            if fc != usize::MAX {
+                jac.add(fr, fc, -(c_q * dq[(r, c)] + c_v * dv[(r, c)]));
+            }
+        }
+    }
+}
+
+/// [`scatter`] for a stencil of any size (implicit-surface contacts).
+fn scatter_dyn(
+    jac: &mut SparseMatrix,
+    free: &[usize],
+    nodes: &[usize],
+    dq: &nalgebra::DMatrix<f64>,
+    dv: &nalgebra::DMatrix<f64>,
+    c_q: f64,
+    c_v: f64,
+) {
+    for r in 0..dq.nrows() {
+        let fr = free[3 * nodes[r / 3] + r % 3];
+        if fr == usize::MAX {
+            continue;
+        }
+        for c in 0..dq.ncols() {
             let fc = free[3 * nodes[c / 3] + c % 3];
             if fc != usize::MAX {
                 jac.add(fr, fc, -(c_q * dq[(r, c)] + c_v * dv[(r, c)]));
