@@ -125,21 +125,32 @@ pub fn hollow_box_tets(size: [f64; 3], cells: [usize; 3], wall: f64) -> Result<T
         (0..3).all(|k| c[k].abs() < inner[k])
     };
     let kept: Vec<[usize; 4]> = solid.tets.iter().filter(|t| !inside(t)).copied().collect();
-    let mut index = vec![usize::MAX; solid.vertices.len()];
-    let mut vertices = Vec::new();
+    let (vertices, tets) = compact(&solid.vertices, &kept, |p| *p);
+    TetMesh::new(vertices, tets)
+}
+
+/// The vertices the tets `kept` use, renumbered in order of first use and each placed by
+/// `place`, and the tets in the new numbering.
+fn compact(
+    vertices: &[Vector3<f64>],
+    kept: &[[usize; 4]],
+    place: impl Fn(&Vector3<f64>) -> Vector3<f64>,
+) -> (Vec<Vector3<f64>>, Vec<[usize; 4]>) {
+    let mut index = vec![usize::MAX; vertices.len()];
+    let mut out = Vec::new();
     let tets = kept
         .iter()
         .map(|t| {
             t.map(|i| {
                 if index[i] == usize::MAX {
-                    index[i] = vertices.len();
-                    vertices.push(solid.vertices[i]);
+                    index[i] = out.len();
+                    out.push(place(&vertices[i]));
                 }
                 index[i]
             })
         })
         .collect();
-    TetMesh::new(vertices, tets)
+    (out, tets)
 }
 
 /// A ball of the given radius (m) centered at the origin: the box mesh of [−1, 1]³ with
@@ -212,23 +223,11 @@ fn shell_tets(radius: f64, inner_radius: f64, resolution: usize, upper_half: boo
     // tet's centroid, and cell centres sit at odd multiples of 1/n, so this threshold separates them.
     let kept: Vec<[usize; 4]> =
         grid_tets.into_iter().filter(|t| centroid(t).amax() > a && (!upper_half || centroid(t).z > 0.0)).collect();
-    let mut index = vec![usize::MAX; grid_vertices.len()];
-    let mut vertices = Vec::new();
-    let tets = kept
-        .iter()
-        .map(|t| {
-            t.map(|i| {
-                if index[i] == usize::MAX {
-                    index[i] = vertices.len();
-                    let p = grid_vertices[i];
-                    let s = p.amax();
-                    let r = inner_radius + (s - a) / (1.0 - a) * (radius - inner_radius);
-                    vertices.push(cube_to_ball(&(p / s)) * r);
-                }
-                index[i]
-            })
-        })
-        .collect();
+    let (vertices, tets) = compact(&grid_vertices, &kept, |p| {
+        let s = p.amax();
+        let r = inner_radius + (s - a) / (1.0 - a) * (radius - inner_radius);
+        cube_to_ball(&(p / s)) * r
+    });
     TetMesh::new(vertices, tets)
 }
 

@@ -17,6 +17,14 @@ pub fn grid(size: [f64; 2], cells: [usize; 2]) -> (Vec<Vector3<f64>>, Vec<[usize
             })
         })
         .collect();
+    (vertices, quad_triangles([nx, ny], idx))
+}
+
+/// Two triangles per cell of an `nx × ny` grid of quads whose corner `(i, j)` is vertex `idx(i, j)`,
+/// split along alternating diagonals (no directional bias), counter-clockwise as the grid's
+/// (i, j) axes.
+fn quad_triangles(cells: [usize; 2], idx: impl Fn(usize, usize) -> usize) -> Vec<[usize; 3]> {
+    let [nx, ny] = cells;
     let mut triangles = Vec::with_capacity(2 * nx * ny);
     for j in 0..ny {
         for i in 0..nx {
@@ -28,7 +36,7 @@ pub fn grid(size: [f64; 2], cells: [usize; 2]) -> (Vec<Vector3<f64>>, Vec<[usize
             }
         }
     }
-    (vertices, triangles)
+    triangles
 }
 
 /// An open tube of `radius` about the z axis from `z = -length/2` to `length/2`: `cells[0]`
@@ -45,20 +53,9 @@ pub fn tube(radius: f64, length: f64, cells: [usize; 2]) -> (Vec<Vector3<f64>>, 
             })
         })
         .collect();
-    let mut triangles = Vec::with_capacity(2 * na * nz);
-    for j in 0..nz {
-        for i in 0..na {
-            // Around is the grid's x, along its y: e_theta x e_z = e_r, so the grid's winding
-            // faces outward.
-            let (a, b, c, d) = (idx(i, j), idx(i + 1, j), idx(i + 1, j + 1), idx(i, j + 1));
-            if (i + j) % 2 == 0 {
-                triangles.extend([[a, b, c], [a, c, d]]);
-            } else {
-                triangles.extend([[a, b, d], [b, c, d]]);
-            }
-        }
-    }
-    (vertices, triangles)
+    // Around is the grid's x, along its y: e_theta x e_z = e_r, so the grid's winding faces
+    // outward.
+    (vertices, quad_triangles([na, nz], idx))
 }
 
 /// A closed sphere of `radius` about the origin: a cube with `resolution` squares along each edge
