@@ -164,3 +164,31 @@ fn check_lists_cloth_and_rods_with_their_structure() {
     assert!(s.contains("cloth 'swatch': 25 nodes, 32 triangles"), "{s}");
     assert!(s.contains("with structure (warp) direction"), "{s}");
 }
+
+/// With `contact.geometry: Implicit`, check reports each solid's field (000 §4.1): its largest
+/// triangle, h_err, and a warning when the radius is not above half the largest triangle.
+#[test]
+fn implicit_surfaces_are_reported_with_the_radius_rule() {
+    let scene = repo("scenes/validation/block_on_slab.ron");
+    let fine = "bodies[1].mesh=Box(size: (0.6, 0.3, 0.05), cells: (12, 6, 1))";
+    let args = |kernel: &str, r: &str| {
+        let g = format!("pipeline.contact.geometry=Implicit(kernel: {kernel}, radius: {r})");
+        let out = check(&["check", scene.to_str().unwrap(), "--set", fine, "--set", &g]);
+        assert!(out.status.success());
+        stdout(&out)
+    };
+    let cubic = args("Cubic", "0.05");
+    assert!(cubic.contains("implicit surface of 'block'") && cubic.contains("implicit surface of 'slab'"), "{cubic}");
+    assert!(!cubic.contains("warning"), "{cubic}");
+    // The block's triangles are 5.6 cm across. The cubic kernel rounds its corners by about a
+    // tenth of its size (measured 0.115); kernel (10) at ε = 1e-3 interpolates them 4x closer
+    // (0.024) — 000 §4.1's trade-off.
+    let interpolating = args("Approximate(epsilon: 1e-3)", "0.05");
+    let (hc, ha) = (number_after(&cubic, "h_err"), number_after(&interpolating, "h_err"));
+    assert!(number_after(&cubic, "largest triangle") > 0.05 && hc < 0.2 && ha < 0.5 * hc, "{hc} {ha}");
+    let tight = args("Cubic", "0.02");
+    assert!(
+        tight.contains("warning: pipeline.contact.geometry.radius: 'block'") && tight.contains("has holes"),
+        "{tight}"
+    );
+}

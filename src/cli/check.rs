@@ -22,7 +22,33 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         }
     };
     print!("{}", summary(&model, state.kappa, &state.rigid));
+    print!("{}", implicit_surfaces(&model, &state.q));
     ExitCode::SUCCESS
+}
+
+/// With `contact.geometry: Implicit`, each solid's field at the positions `q`: its kernel and
+/// radius, the largest triangle, 000's approximation error h_err, and a warning where the radius
+/// is not above half the largest triangle (the surface would have holes). Empty otherwise.
+pub fn implicit_surfaces(model: &Model, q: &[f64]) -> String {
+    use crate::scene::schema::{ContactGeometry, PipelineSpec};
+    use std::fmt::Write;
+    let PipelineSpec::Penalty(p) = &model.pipeline else { return String::new() };
+    let ContactGeometry::Implicit { kernel, radius } = p.contact.geometry else { return String::new() };
+    let mut s = String::new();
+    for solid in &model.solids {
+        let field = crate::contact::implicit::ImplicitSurface::new(solid.surface.clone(), kernel, radius, q);
+        let _ = writeln!(
+            s,
+            "  implicit surface of '{}': {kernel:?}, radius {radius} m, largest triangle {:.4e} m, h_err {:.3e}",
+            solid.name,
+            field.largest_triangle(q),
+            field.approximation_error(q)
+        );
+        if let Some(w) = field.radius_warning(q) {
+            let _ = writeln!(s, "  warning: pipeline.contact.geometry.radius: '{}': {w}", solid.name);
+        }
+    }
+    s
 }
 
 /// Human-readable summary of a model (also printed at the start of a run).
