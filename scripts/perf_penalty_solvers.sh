@@ -11,12 +11,7 @@
 # Environment: FRICSIM=path/to/binary (default: build in release); STEPS=steps per run (default 20).
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
-if [[ -z "${FRICSIM:-}" ]]; then
-    cargo build --release --quiet
-    FRICSIM="${CARGO_TARGET_DIR:-$root/target}/release/fricsim"
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/fricsim_binary.sh"
 steps="${STEPS:-20}"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

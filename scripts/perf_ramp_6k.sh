@@ -13,12 +13,7 @@
 # about 1 %; the fit over all steps is printed too).
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
-if [[ -z "${FRICSIM:-}" ]]; then
-    cargo build --release --quiet
-    FRICSIM="${CARGO_TARGET_DIR:-$root/target}/release/fricsim"
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/fricsim_binary.sh"
 out="${OUT:-$(mktemp -d)}"
 timelog="$out/time.log"
 mkdir -p "$out"

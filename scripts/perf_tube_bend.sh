@@ -11,12 +11,7 @@
 # 2 of the scene's 20, 0.1 s: the first tenth of the bend).
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
-if [[ -z "${FRICSIM:-}" ]]; then
-    cargo build --release --quiet
-    FRICSIM="${CARGO_TARGET_DIR:-$root/target}/release/fricsim"
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/fricsim_binary.sh"
 frames="${FRAMES:-2}"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

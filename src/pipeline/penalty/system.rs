@@ -407,11 +407,20 @@ impl System {
                     let (k, imp) = (index as usize, &self.implicit);
                     let (st, field) = (&imp.stencils[k], imp.field());
                     let (xs, vs) = (imp.gather(k, q), imp.gather(k, v));
-                    if jacobian && let Some((_, _, dq, dv)) = st.linearized(&xs, &vs, field, &entry.params, lag) {
-                        scatter_dyn(&mut self.jacobian, &self.free, &st.nodes, &dq, &dv, c_q, c_v);
-                    }
-                    if let Some(f) = st.force(&xs, &vs, field, &entry.params, lag) {
-                        add_stencil(&mut self.force_contact, forces, &st.nodes, &f.normal, &f.friction);
+                    // With a Jacobian the linearization's value is the force: no second evaluation.
+                    let force = if jacobian {
+                        st.linearized(&xs, &vs, field, &entry.params, lag).map(|(total, normal, dq, dv)| {
+                            scatter_dyn(&mut self.jacobian, &self.free, &st.nodes, &dq, &dv, c_q, c_v);
+                            let per_node = |x: &nalgebra::DVector<f64>| -> Vec<[f64; 3]> {
+                                (0..st.nodes.len()).map(|n| [x[3 * n], x[3 * n + 1], x[3 * n + 2]]).collect()
+                            };
+                            (per_node(&normal), per_node(&(total - &normal)))
+                        })
+                    } else {
+                        st.force(&xs, &vs, field, &entry.params, lag).map(|f| (f.normal, f.friction))
+                    };
+                    if let Some((normal, friction)) = force {
+                        add_stencil(&mut self.force_contact, forces, &st.nodes, &normal, &friction);
                     }
                 }
             }
