@@ -32,8 +32,14 @@ pub fn run(args: &CheckArgs) -> ExitCode {
 pub fn implicit_surfaces(model: &Model, q: &[f64]) -> String {
     use crate::scene::schema::{ContactGeometry, PipelineSpec};
     use std::fmt::Write;
-    let PipelineSpec::Penalty(p) = &model.pipeline else { return String::new() };
-    let ContactGeometry::Implicit { kernel, radius } = p.contact.geometry else { return String::new() };
+    let (kernel, radius) = match &model.pipeline {
+        PipelineSpec::Penalty(p) => match p.contact.geometry {
+            ContactGeometry::Implicit { kernel, radius } => (kernel, radius),
+            ContactGeometry::Closest => return String::new(),
+        },
+        PipelineSpec::Smooth(p) => (p.field.kernel, p.field.radius),
+        PipelineSpec::Nonsmooth(_) => return String::new(),
+    };
     let mut s = String::new();
     for solid in &model.solids {
         let field = crate::contact::implicit::ImplicitSurface::new(solid.surface.clone(), kernel, radius, q);
@@ -157,6 +163,18 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
                 s,
                 "  pipeline: Nonsmooth, solver {:?}, tolerance {:e}, max {} iterations, warm start {}, restitution {}",
                 p.solver, p.tolerance, p.max_iterations, p.warm_start, p.restitution
+            );
+        }
+        crate::scene::schema::PipelineSpec::Smooth(p) => {
+            let _ = writeln!(
+                s,
+                "  pipeline: Smooth, field {:?} R = {} m, forwarding {}, friction {:?} to {:e}, predictor to {:e} m/s",
+                p.field.kernel,
+                p.field.radius,
+                p.forwarding,
+                p.friction.solver,
+                p.friction.tolerance,
+                p.predictor.tolerance
             );
         }
     }

@@ -77,6 +77,8 @@ pub fn stats_columns(model: &Model) -> Vec<String> {
         "warm_started",
         "ccd_contacts",
         "projection_s",
+        "friction_residual",
+        "passes_per_projection",
     ]
     .map(String::from)
     .to_vec();
@@ -131,6 +133,8 @@ fn stats_row(model: &Model, state: &State, s: &StepStats, wall: f64) -> Vec<Stat
         StatValue::Int(s.warm_started as i64),
         StatValue::Int(s.ccd_contacts as i64),
         StatValue::Float(s.projection_s),
+        StatValue::Float(s.friction_residual),
+        StatValue::Float(if s.projections > 0 { s.projection_passes as f64 / s.projections as f64 } else { 0.0 }),
     ];
     let nodal = model.solids.iter().map(|b| b.nodes.clone()).chain(model.cloths.iter().map(|c| c.nodes.clone()));
     for nodes in nodal {

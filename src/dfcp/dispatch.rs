@@ -7,16 +7,16 @@ use super::global_reduction::{Reduced, solve_reduced};
 use super::problem::{GlobalProblem, LocalProblem};
 use super::residual::local_error;
 use super::solver::{SolveReport, SolverOptions};
-use super::{fb_newton, gauss_seidel, pgs_lcp, prox, staggered_projections};
+use super::{fb_newton, gauss_seidel, pgs_lcp, polar_sp, prox, staggered_projections};
 use anyhow::{Result, bail};
 use std::time::Instant;
 
 /// Names accepted by [`solve`]. `auto` is the robust default.
-pub const SOLVERS: [&str; 8] = ["auto", "gs", "fb", "prox", "pgs-lcp", "sp", "sp-exact", "admm"];
+pub const SOLVERS: [&str; 9] = ["auto", "gs", "fb", "prox", "pgs-lcp", "sp", "sp-exact", "sp-polar", "admm"];
 
 type LocalFn = fn(&LocalProblem, &mut [f64], &mut [f64], &SolverOptions) -> SolveReport;
 
-fn local_fn(name: &str) -> Option<LocalFn> {
+pub fn local_fn(name: &str) -> Option<LocalFn> {
     Some(match name {
         "auto" => auto,
         "gs" => gauss_seidel::solve,
@@ -25,6 +25,7 @@ fn local_fn(name: &str) -> Option<LocalFn> {
         "pgs-lcp" => pgs_lcp::solve,
         "sp" => staggered_projections::solve,
         "sp-exact" => staggered_projections::solve_exact,
+        "sp-polar" => polar_sp::solve,
         _ => return None,
     })
 }
@@ -101,7 +102,7 @@ pub struct Solution {
 /// Solve a local problem with the named solver (cold start).
 pub fn solve_local(p: &LocalProblem, name: &str, opts: &SolverOptions) -> Result<Solution> {
     let Some(f) = local_fn(name) else {
-        bail!("solver {name:?} does not apply to local problems (choose one of {})", SOLVERS[..7].join(", "));
+        bail!("solver {name:?} does not apply to local problems (choose one of {})", SOLVERS[..8].join(", "));
     };
     let n = 3 * p.nc();
     let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);

@@ -12,6 +12,7 @@
 //! | PROX GS with r-factors (003 Alg. 2) | local | [`prox`] |
 //! | PGS on the box LCP (002 baseline) | local | [`pgs_lcp`] |
 //! | Staggered Projections (002 Alg. 1) | local | [`staggered_projections`] |
+//! | Staggered Projections in polar form (000 §5.5.2) | local | [`polar_sp`] |
 //! | nodal ADMM + matrix-free coloured GS (004 Alg. 2–3) | global | [`admm`] |
 //! | any local solver on the Delassus form | global | [`global_reduction`] |
 //!
@@ -25,6 +26,7 @@ pub mod fclib;
 pub mod gauss_seidel;
 pub mod global_reduction;
 pub mod pgs_lcp;
+pub mod polar_sp;
 pub mod problem;
 pub mod prox;
 pub mod residual;

@@ -2,6 +2,7 @@
 
 pub mod nonsmooth;
 pub mod penalty;
+pub mod smooth;
 
 use crate::model::{Model, State};
 
@@ -42,6 +43,12 @@ pub struct StepStats {
     pub ccd_contacts: usize,
     /// Wall time of the nodal ADMM's contact projections (s), not counted in `linear_solve_s`.
     pub projection_s: f64,
+    /// Smooth pipeline: projections of the friction solve (Staggered Projections) and the passes
+    /// over the contacts they took (000 Table 2's `i_k` is their ratio).
+    pub projections: usize,
+    pub projection_passes: usize,
+    /// Relative natural-map error of the step's friction problem (Smooth pipeline).
+    pub friction_residual: f64,
 }
 
 impl StepStats {
@@ -56,6 +63,8 @@ impl StepStats {
         self.linear_solve_s += s.linear_solve_s;
         self.detection_s += s.detection_s;
         self.solver_iterations += s.solver_iterations;
+        self.projections += s.projections;
+        self.projection_passes += s.projection_passes;
     }
 
     /// Add a sub-step: work and sub-step counts summed, state-like fields taken from it.
@@ -67,6 +76,7 @@ impl StepStats {
         self.active_contacts = s.active_contacts;
         self.min_gap = s.min_gap;
         self.elastic_energy = s.elastic_energy;
+        self.friction_residual = s.friction_residual;
         self.converged &= s.converged;
         if self.failure.is_none() {
             self.failure = s.failure.clone();
@@ -117,6 +127,9 @@ pub fn build(model: &Model, state: &State) -> Box<dyn Pipeline> {
         }
         crate::scene::schema::PipelineSpec::Nonsmooth(spec) => {
             Box::new(nonsmooth::NonsmoothPipeline::new(model, spec.clone()))
+        }
+        crate::scene::schema::PipelineSpec::Smooth(spec) => {
+            Box::new(smooth::SmoothPipeline::new(model, state, spec.clone()))
         }
     }
 }

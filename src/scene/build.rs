@@ -292,7 +292,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             // weight of the heaviest body; adaptive stiffening raises it where that is not enough.
             pen.contact.kappa.unwrap_or(heaviest * gravity.norm().max(1.0) / (3.0 * pen.contact.delta))
         }
-        PipelineSpec::Nonsmooth(_) => 0.0,
+        PipelineSpec::Nonsmooth(_) | PipelineSpec::Smooth(_) => 0.0,
     };
     let model = Model {
         name: scene.name.clone(),

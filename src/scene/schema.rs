@@ -648,6 +648,10 @@ pub enum PipelineSpec {
     /// Exact Coulomb contact: a velocity-level step whose contact forces solve a discrete
     /// frictional contact problem (002, 003).
     Nonsmooth(NonsmoothSpec),
+    /// 000's smooth implicit contact surfaces: an implicit-Euler predictor under linearized
+    /// non-penetration constraints on the MLS potential, a friction solve on the Delassus
+    /// operator (polar Staggered Projections by default), and a corrector.
+    Smooth(SmoothSpec),
 }
 
 impl PipelineSpec {
@@ -655,8 +659,133 @@ impl PipelineSpec {
         match self {
             PipelineSpec::Penalty(p) => p.on_failure,
             PipelineSpec::Nonsmooth(p) => p.on_failure,
+            PipelineSpec::Smooth(p) => p.on_failure,
         }
     }
+}
+
+/// The smooth-surface pipeline of 000 (Algorithm 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmoothSpec {
+    /// The MLS field every solid's boundary generates (000 §4.1): `kernel` `Cubic` or
+    /// `Approximate(epsilon: ε)`, `radius` the support R in m (more than half the largest boundary
+    /// triangle). Colliders are their own exact signed distance.
+    pub field: SmoothFieldSpec,
+    /// Carry the previous step's friction impulse into the predictor (000 §5.4); `false` is the
+    /// paper's ablation.
+    #[serde(default = "yes")]
+    pub forwarding: bool,
+    #[serde(default)]
+    pub predictor: PredictorSpec,
+    #[serde(default)]
+    pub friction: SmoothFrictionSpec,
+    /// The response the friction step sees: `Stiffness` (default), the predictor's implicit-Euler
+    /// matrix `M + h² K`, so that `W = G (M + h² K)⁻¹ Gᵀ` and the corrector moves the whole body
+    /// consistently with its elasticity; or `Mass`, 000's `W = G M⁻¹ Gᵀ`, where friction reaches
+    /// the body beyond the contact vertices only through forwarding in later steps.
+    #[serde(default)]
+    pub delassus: DelassusSpec,
+    /// Contacts farther than this fraction of the largest body extent at the step start, and with
+    /// no predictor impulse, are left out of the friction solve (000 §6: 1e-4).
+    #[serde(default = "default_prune")]
+    pub prune: f64,
+    /// What a step whose predictor or friction solve fails its tolerance does to the run.
+    #[serde(default)]
+    pub on_failure: OnFailure,
+}
+
+/// The operator of the Smooth pipeline's friction step (see `SmoothSpec::delassus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum DelassusSpec {
+    #[default]
+    Stiffness,
+    Mass,
+}
+
+/// Kernel and support radius of the MLS fields.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmoothFieldSpec {
+    #[serde(default)]
+    pub kernel: crate::contact::implicit::Kernel,
+    pub radius: f64,
+}
+
+/// The predictor's interior-point solve.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PredictorSpec {
+    /// Tolerance in m/s on the stationarity residual per node (`|r_i| / m_i`), the constraint
+    /// violation, and the complementarity `min(gap rate, impulse / vertex mass)`.
+    #[serde(default = "default_predictor_tolerance")]
+    pub tolerance: f64,
+    #[serde(default = "default_predictor_iterations")]
+    pub max_iterations: usize,
+}
+
+impl Default for PredictorSpec {
+    fn default() -> Self {
+        PredictorSpec { tolerance: default_predictor_tolerance(), max_iterations: default_predictor_iterations() }
+    }
+}
+
+/// The friction solve on the Delassus operator.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmoothFrictionSpec {
+    #[serde(default)]
+    pub solver: SmoothFrictionSolver,
+    /// Relative natural-map error at which the friction problem counts as solved.
+    #[serde(default = "default_dfcp_tolerance")]
+    pub tolerance: f64,
+    /// Outer iterations of the solver (Staggered Projections: `k_max`).
+    #[serde(default = "default_dfcp_iterations")]
+    pub max_iterations: usize,
+}
+
+impl Default for SmoothFrictionSpec {
+    fn default() -> Self {
+        SmoothFrictionSpec {
+            solver: SmoothFrictionSolver::default(),
+            tolerance: default_dfcp_tolerance(),
+            max_iterations: default_dfcp_iterations(),
+        }
+    }
+}
+
+/// Solver of the friction step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum SmoothFrictionSolver {
+    /// Staggered Projections in 000's polar form.
+    #[default]
+    PolarStaggeredProjections,
+    GaussSeidel,
+    FischerBurmeister,
+    /// Gauss–Seidel while it makes progress, then Fischer–Burmeister.
+    Auto,
+}
+
+impl SmoothFrictionSolver {
+    /// The name of [`crate::dfcp::dispatch`].
+    pub fn dispatch_name(self) -> &'static str {
+        match self {
+            SmoothFrictionSolver::PolarStaggeredProjections => "sp-polar",
+            SmoothFrictionSolver::GaussSeidel => "gs",
+            SmoothFrictionSolver::FischerBurmeister => "fb",
+            SmoothFrictionSolver::Auto => "auto",
+        }
+    }
+}
+
+pub fn default_prune() -> f64 {
+    1e-4
+}
+pub fn default_predictor_tolerance() -> f64 {
+    1e-9
+}
+pub fn default_predictor_iterations() -> usize {
+    100
 }
 
 /// The nonsmooth (exact Coulomb) pipeline.

@@ -410,8 +410,8 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                     c.push(
                         format!("{p}.self_contact"),
                         Some("true".into()),
-                        "the Penalty pipeline has no cloth self-contact (its contacts are cloth against colliders, solids \
-                         and other cloths): set `self_contact: false`, or use `pipeline: Nonsmooth(..)`",
+                        "the Penalty and Smooth pipelines have no cloth self-contact (their contacts are between \
+                         different bodies): set `self_contact: false`, or use `pipeline: Nonsmooth(..)`",
                     );
                 }
                 cloth_structure(c, &p, cl);
@@ -506,7 +506,8 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                     c.push(
                         p.to_string(),
                         Some(format!("Rigid(name: {:?}, ..)", r.name)),
-                        "rigid bodies need `pipeline: Nonsmooth(..)` (the Penalty pipeline simulates elastic solids)",
+                        "rigid bodies need `pipeline: Nonsmooth(..)` (the Penalty and Smooth pipelines simulate elastic \
+                         solids and cloth)",
                     );
                 }
                 continue;
@@ -1057,7 +1058,25 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
     {
         c.push(format!("{p}.solver.samples"), Some(k.to_string()), "a friction polygon needs at least 3 samples");
     }
-    // Exact Coulomb friction has one coefficient; the smoothed laws' extras would be ignored.
+    exact_coulomb_laws(c, s, "Nonsmooth");
+}
+
+/// The kernel and support radius of an MLS field at `path`.
+fn mls_field(c: &mut Checks, path: &str, kernel: crate::contact::implicit::Kernel, radius: f64) {
+    c.positive(&format!("{path}.radius"), radius, " (m)");
+    if let crate::contact::implicit::Kernel::Approximate { epsilon } = kernel {
+        c.check(
+            &format!("{path}.kernel.epsilon"),
+            epsilon,
+            |e| e > 0.0 && e <= 1.0,
+            "must be in (0, 1]: small values interpolate the surface (000 uses 1e-5 to 0.1)",
+        );
+    }
+}
+
+/// Exact Coulomb friction has one coefficient (and `mu_t`, `mu_b`): the smoothed laws' extras
+/// would be ignored by the `pipeline` named.
+fn exact_coulomb_laws(c: &mut Checks, s: &Scene, pipeline: &str) {
     let laws = std::iter::once(("friction.default".to_string(), s.friction.default))
         .chain(s.friction.pairs.iter().enumerate().map(|(i, pr)| (format!("friction.pairs[{i}]"), pr.law())));
     for (lp, l) in laws {
@@ -1065,29 +1084,38 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
             c.push(
                 lp,
                 None,
-                "Stribeck (mu_s, v_s) and viscous (mu_v) friction are smoothed laws of the Penalty pipeline; \
-                 the Nonsmooth pipeline uses exact Coulomb friction with `mu` (and `mu_t`, `mu_b`)",
+                format!(
+                    "Stribeck (mu_s, v_s) and viscous (mu_v) friction are smoothed laws of the Penalty pipeline; \
+                     the {pipeline} pipeline uses exact Coulomb friction with `mu` (and `mu_t`, `mu_b`)"
+                ),
             );
         }
     }
+}
+
+fn smooth(c: &mut Checks, s: &Scene, sm: &SmoothSpec) {
+    mls_field(c, "pipeline.field", sm.field.kernel, sm.field.radius);
+    c.positive("pipeline.predictor.tolerance", sm.predictor.tolerance, " (m/s)");
+    if sm.predictor.max_iterations < 1 {
+        c.push("pipeline.predictor.max_iterations", Some(sm.predictor.max_iterations.to_string()), "must be >= 1");
+    }
+    c.positive("pipeline.friction.tolerance", sm.friction.tolerance, "");
+    if sm.friction.max_iterations < 1 {
+        c.push("pipeline.friction.max_iterations", Some(sm.friction.max_iterations.to_string()), "must be >= 1");
+    }
+    c.non_negative("pipeline.prune", sm.prune);
+    exact_coulomb_laws(c, s, "Smooth");
 }
 
 fn pipeline(c: &mut Checks, s: &Scene) {
     let pen = match &s.pipeline {
         PipelineSpec::Penalty(pen) => pen,
         PipelineSpec::Nonsmooth(ns) => return nonsmooth(c, s, ns),
+        PipelineSpec::Smooth(sm) => return smooth(c, s, sm),
     };
     c.positive("pipeline.contact.delta", pen.contact.delta, " (m)");
     if let crate::scene::schema::ContactGeometry::Implicit { kernel, radius } = pen.contact.geometry {
-        c.positive("pipeline.contact.geometry.radius", radius, " (m)");
-        if let crate::contact::implicit::Kernel::Approximate { epsilon } = kernel {
-            c.check(
-                "pipeline.contact.geometry.kernel.epsilon",
-                epsilon,
-                |e| e > 0.0 && e <= 1.0,
-                "must be in (0, 1]: small values interpolate the surface (000 uses 1e-5 to 0.1)",
-            );
-        }
+        mls_field(c, "pipeline.contact.geometry", kernel, radius);
     }
     if let Some(k) = pen.contact.kappa {
         c.positive("pipeline.contact.kappa", k, " (N/m)");

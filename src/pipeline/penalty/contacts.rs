@@ -132,7 +132,7 @@ fn implicit_field(model: &Model) -> Option<Field> {
             ContactGeometry::Implicit { kernel, radius } => Some(Field { kernel, radius }),
             ContactGeometry::Closest => None,
         },
-        PipelineSpec::Nonsmooth(_) => None,
+        PipelineSpec::Nonsmooth(_) | PipelineSpec::Smooth(_) => None,
     }
 }
 

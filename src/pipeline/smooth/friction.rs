@@ -1,0 +1,241 @@
+//! The friction step of 000 (Algorithm 1 lines 4–18): the contacts kept after pruning form a
+//! local frictional contact problem on the Delassus operator `W = G H⁻¹ Gᵀ` (G: the contacts'
+//! blocks over free nodes; H the lumped mass M as in 000, or the predictor's implicit-Euler
+//! matrix `M + h² K`), centred on the predictor's impulses:
+//!
+//! `u = W (r − r_prev) + u*`, `u* = G q̇* + bias`, `r_prev = (r_N*, r_T^t)`,
+//!
+//! so that `r = r_prev` reproduces the predictor's velocities (eq. 27's `z`, with the normal part
+//! the predictor's multiplier). The solve is exact Coulomb (Signorini on the linearized gap rate
+//! and the cone of each contact); the corrector (eq. 22) applies `H⁻¹ Gᵀ (r − r_prev)`.
+//!
+//! With `H = M` a friction impulse moves only the contact vertices, and the rest of the body
+//! learns of it through forwarding in the next steps: a block released on a ramp slides for a
+//! few steps before the friction has reached all of it, and with μ just above tan θ the momentum
+//! gained then takes seconds to lose. With `H = M + h² K` the impulse moves the whole body as the
+//! implicit step would, and the block sticks from the first step.
+
+use super::contacts::SmoothContact;
+use crate::dfcp::problem::{Csc, LocalProblem};
+use crate::dfcp::solver::{SolveReport, SolverOptions};
+use crate::dfcp::{dispatch, polar_sp};
+use crate::model::Model;
+use crate::pipeline::penalty::system::System;
+use crate::scene::schema::{SmoothFrictionSolver, SmoothSpec};
+use nalgebra::Matrix3;
+use std::collections::BTreeMap;
+
+/// Outcome of the friction step.
+pub struct FrictionOutcome {
+    /// Contact-frame impulses of every contact (3 each): the solved ones for kept contacts,
+    /// `(r_N*, 0, 0)` for pruned ones.
+    pub r: Vec<f64>,
+    pub report: Option<SolveReport>,
+    pub counts: polar_sp::ProjectionCounts,
+    /// Contacts in the friction problem.
+    pub solved: usize,
+}
+
+/// Contacts of the friction solve: those whose gap at the step start is within `prune_distance`
+/// (000 §6 prunes by potential over bounding-box size), and those the predictor pushed (an
+/// impulse that changes the vertex's velocity by more than `active_speed`; the interior-point
+/// multipliers of inactive contacts are positive but vanishing).
+pub fn kept(
+    model: &Model,
+    contacts: &[SmoothContact],
+    lambda: &[f64],
+    prune_distance: f64,
+    active_speed: f64,
+) -> Vec<usize> {
+    let active = |c: usize| lambda[c] / model.node_mass[contacts[c].vertex] > active_speed;
+    (0..contacts.len()).filter(|&c| contacts[c].gap <= prune_distance || active(c)).collect()
+}
+
+/// How the free dofs respond to an impulse.
+pub enum Response<'a> {
+    /// `M⁻¹` (000).
+    Mass,
+    /// `(M + h² K)⁻¹` with the system's assembled Jacobian (factorized by its linear solver).
+    Stiffness(&'a mut System),
+}
+
+impl Response<'_> {
+    /// Velocity change (full length, zero on kinematic nodes) of the generalized impulse `f`.
+    fn apply(&mut self, model: &Model, f: &[f64]) -> Result<Vec<f64>, String> {
+        match self {
+            Response::Mass => Ok((0..f.len())
+                .map(|d| if model.node_is_kinematic[d / 3] { 0.0 } else { f[d] / model.node_mass[d / 3] })
+                .collect()),
+            Response::Stiffness(sys) => {
+                let mut rhs = vec![0.0; sys.n_free];
+                for (dof, &k) in sys.free.iter().enumerate() {
+                    if k != usize::MAX {
+                        rhs[k] = f[dof];
+                    }
+                }
+                sys.linear.solve(&sys.jacobian, &sys.low_rank, &mut rhs).map_err(|e| e.to_string())?;
+                Ok(sys.free.iter().map(|&k| if k == usize::MAX { 0.0 } else { rhs[k] }).collect())
+            }
+        }
+    }
+
+    /// `W = G H⁻¹ Gᵀ` over the kept contacts.
+    pub fn delassus(&mut self, model: &Model, contacts: &[SmoothContact], kept: &[usize]) -> Result<Csc, String> {
+        if let Response::Mass = self {
+            return Ok(lumped_delassus(model, contacts, kept));
+        }
+        // Column by column: the velocity response to a unit impulse on one contact row, seen
+        // by every kept contact.
+        let mut triplets = Vec::new();
+        let mut f = vec![0.0; model.dof_count()];
+        for (j, &cj) in kept.iter().enumerate() {
+            for row in 0..3 {
+                f.iter_mut().for_each(|x| *x = 0.0);
+                for (&i, b) in contacts[cj].nodes.iter().zip(&contacts[cj].blocks) {
+                    for d in 0..3 {
+                        f[3 * i + d] += b[(row, d)];
+                    }
+                }
+                let y = self.apply(model, &f)?;
+                for (k, &ck) in kept.iter().enumerate() {
+                    let u = contacts[ck].velocity(&y) - contacts[ck].bias;
+                    for (e, ue) in u.iter().enumerate().filter(|(_, ue)| **ue != 0.0) {
+                        triplets.push(faer::sparse::Triplet::new(3 * k + e, 3 * j + row, *ue));
+                    }
+                }
+            }
+        }
+        let n = 3 * kept.len();
+        Ok(Csc::try_new_from_triplets(n, n, &triplets).expect("indices within the contacts"))
+    }
+}
+
+/// `W = G M⁻¹ Gᵀ` over the kept contacts (kinematic nodes have infinite mass), assembled from
+/// the contacts sharing nodes.
+fn lumped_delassus(model: &Model, contacts: &[SmoothContact], kept: &[usize]) -> Csc {
+    let mut per_node: BTreeMap<usize, Vec<(usize, &Matrix3<f64>)>> = BTreeMap::new();
+    for (c, &k) in kept.iter().enumerate() {
+        for (&i, b) in contacts[k].nodes.iter().zip(&contacts[k].blocks) {
+            if !model.node_is_kinematic[i] {
+                per_node.entry(i).or_default().push((c, b));
+            }
+        }
+    }
+    let mut blocks: BTreeMap<(usize, usize), Matrix3<f64>> = BTreeMap::new();
+    for (i, list) in &per_node {
+        let inv_m = 1.0 / model.node_mass[*i];
+        for (c, bc) in list {
+            for (d, bd) in list {
+                *blocks.entry((*c, *d)).or_insert_with(Matrix3::zeros) += *bc * bd.transpose() * inv_m;
+            }
+        }
+    }
+    // Every contact keeps its diagonal block, even one touching only kinematic nodes.
+    for c in 0..kept.len() {
+        blocks.entry((c, c)).or_insert_with(Matrix3::zeros);
+    }
+    let triplets: Vec<_> = blocks
+        .iter()
+        .flat_map(|(&(c, d), b)| {
+            (0..9).map(move |e| faer::sparse::Triplet::new(3 * c + e / 3, 3 * d + e % 3, b[(e / 3, e % 3)]))
+        })
+        .collect();
+    let n = 3 * kept.len();
+    Csc::try_new_from_triplets(n, n, &triplets).expect("indices within the contacts")
+}
+
+/// Solve the friction problem of the kept contacts. `r_prev` holds the predictor's impulses of
+/// every contact (3 each); `v_star` the predictor's velocities.
+pub fn solve(
+    model: &Model,
+    contacts: &[SmoothContact],
+    kept: &[usize],
+    v_star: &[f64],
+    r_prev: &[f64],
+    spec: &SmoothSpec,
+    response: &mut Response,
+) -> Result<FrictionOutcome, String> {
+    let mut out = FrictionOutcome {
+        r: r_prev.to_vec(),
+        report: None,
+        counts: polar_sp::ProjectionCounts::default(),
+        solved: kept.len(),
+    };
+    let mut is_kept = vec![false; contacts.len()];
+    kept.iter().for_each(|&c| is_kept[c] = true);
+    for c in (0..contacts.len()).filter(|&c| !is_kept[c]) {
+        // A pruned contact keeps its normal impulse and gets no friction.
+        out.r[3 * c + 1] = 0.0;
+        out.r[3 * c + 2] = 0.0;
+    }
+    if kept.is_empty() {
+        return Ok(out);
+    }
+    let w = response.delassus(model, contacts, kept)?;
+    let prev: Vec<f64> = kept.iter().flat_map(|&c| [r_prev[3 * c], r_prev[3 * c + 1], r_prev[3 * c + 2]]).collect();
+    let mut wr = vec![0.0; prev.len()];
+    crate::dfcp::problem::csc_mul(&w, &prev, &mut wr);
+    let q: Vec<f64> = kept
+        .iter()
+        .enumerate()
+        .flat_map(|(j, &c)| {
+            let u = contacts[c].velocity(v_star);
+            [u.x - wr[3 * j], u.y - wr[3 * j + 1], u.z - wr[3 * j + 2]]
+        })
+        .collect();
+    // Solve in velocity units, `r' = s r` with `s` the mean diagonal of W (an inverse effective
+    // mass): the relative natural-map error compares impulses with velocities, and in N·s a
+    // light cloth's impulses (1e-7) would pass any tolerance next to its velocities (1e-2).
+    let n = prev.len();
+    let s = (0..n).map(|k| w.as_ref().get(k, k).copied().unwrap_or(0.0)).sum::<f64>() / n as f64;
+    let s = if s > 0.0 && s.is_finite() { s } else { 1.0 };
+    let w = scaled(&w, 1.0 / s);
+    let cones = kept.iter().map(|&c| contacts[c].cone).collect();
+    let p = LocalProblem::new(w, q, cones).map_err(|e| format!("friction problem: {e}"))?;
+    let opts = SolverOptions::new(spec.friction.tolerance, spec.friction.max_iterations);
+    let mut r: Vec<f64> = prev.iter().map(|x| x * s).collect();
+    let mut u = vec![0.0; r.len()];
+    let report = if spec.friction.solver == SmoothFrictionSolver::PolarStaggeredProjections {
+        let (rep, counts) = polar_sp::solve_counted(&p, &mut r, &mut u, &opts);
+        out.counts = counts;
+        rep
+    } else {
+        let f = dispatch::local_fn(spec.friction.solver.dispatch_name()).expect("every choice is a local solver");
+        f(&p, &mut r, &mut u, &opts)
+    };
+    for (j, &c) in kept.iter().enumerate() {
+        for k in 0..3 {
+            out.r[3 * c + k] = r[3 * j + k] / s;
+        }
+    }
+    out.report = Some(report);
+    Ok(out)
+}
+
+/// `a W` with the same pattern.
+fn scaled(w: &Csc, a: f64) -> Csc {
+    let wr = w.as_ref();
+    let mut t = Vec::with_capacity(wr.compute_nnz());
+    for j in 0..wr.ncols() {
+        for (i, v) in wr.row_idx_of_col_raw(j).iter().zip(wr.val_of_col(j)) {
+            t.push(faer::sparse::Triplet::new(*i, j, a * v));
+        }
+    }
+    Csc::try_new_from_triplets(wr.nrows(), wr.ncols(), &t).expect("the pattern of a valid matrix")
+}
+
+/// The corrector (eq. 22): `v += H⁻¹ Gᵀ (r − r_prev)` on free nodes.
+pub fn correct(
+    model: &Model,
+    contacts: &[SmoothContact],
+    r: &[f64],
+    r_prev: &[f64],
+    v: &mut [f64],
+    response: &mut Response,
+) -> Result<(), String> {
+    let dr: Vec<f64> = r.iter().zip(r_prev).map(|(a, b)| a - b).collect();
+    let impulse = super::predictor::generalized_impulse(model, contacts, &dr);
+    let dv = response.apply(model, &impulse)?;
+    v.iter_mut().zip(&dv).for_each(|(v, d)| *v += d);
+    Ok(())
+}
