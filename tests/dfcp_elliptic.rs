@@ -6,7 +6,7 @@ use common::*;
 use fricsim::dfcp::fclib::FclibProblem;
 use fricsim::dfcp::problem::LocalProblem;
 use fricsim::dfcp::solver::{SolveReport, SolverOptions};
-use fricsim::dfcp::{fb_newton, gauss_seidel, prox, staggered_projections};
+use fricsim::dfcp::{fb_newton, gauss_seidel, polar_sp, prox, staggered_projections};
 use fricsim::friction::cone::Cone;
 
 type Solver = fn(&LocalProblem, &mut [f64], &mut [f64], &SolverOptions) -> SolveReport;
@@ -60,7 +60,7 @@ fn anisotropic_solvers_agree_and_dissipate_maximally() {
     let (r_gs, u_gs, rep) = run(&p, gauss_seidel::solve, 1e-12);
     assert!(rep.converged);
     let scale = inf_norm(&p.q);
-    for s in [fb_newton::solve as Solver, prox::solve, staggered_projections::solve_exact] {
+    for s in [fb_newton::solve as Solver, prox::solve, staggered_projections::solve_exact, polar_sp::solve] {
         let (_, u, rep) = run(&p, s, 1e-10);
         assert!(rep.converged, "{rep}");
         let d = max_abs_diff(&u_gs, &u) / scale;

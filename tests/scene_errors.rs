@@ -305,6 +305,31 @@ fn other_range_checks() {
         ("mu: 0.5", "mu: -0.5", "friction.default.mu = -0.5: must be >= 0"),
         (
             "Penalty(newton: (max_iterations: 20))",
+            "Smooth(field: (radius: -0.01))",
+            "pipeline.field.radius = -0.01: must be > 0 (m)",
+        ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
+            "Smooth(field: (kernel: Approximate(epsilon: 2.0), radius: 0.01))",
+            "pipeline.field.kernel.epsilon = 2.0: must be in (0, 1]",
+        ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
+            "Smooth(field: (radius: 0.01), predictor: (tolerance: 0.0))",
+            "pipeline.predictor.tolerance = 0.0: must be > 0 (m/s)",
+        ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
+            "Smooth(field: (radius: 0.01), friction: (max_iterations: 0))",
+            "pipeline.friction.max_iterations = 0: must be >= 1",
+        ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
+            "Smooth(field: (radius: 0.01), frcition: (max_iterations: 3))",
+            "frcition",
+        ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
             "Nonsmooth(solver: Admm, admm: (gs_sweeps: 0))",
             "pipeline.admm.gs_sweeps = 0: must be >= 1",
         ),

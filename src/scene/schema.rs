@@ -782,7 +782,7 @@ pub fn default_prune() -> f64 {
     1e-4
 }
 pub fn default_predictor_tolerance() -> f64 {
-    1e-9
+    1e-8
 }
 pub fn default_predictor_iterations() -> usize {
     100
