@@ -29,6 +29,9 @@ pub struct SmoothPipeline {
     fields: Fields,
     /// Friction impulse (world, N·s, on the vertex) of the last step per vertex and field.
     forwarded: HashMap<(usize, FieldId), Vector3<f64>>,
+    /// Normal impulse (N·s) of the last step per vertex and field: the predictor's initial
+    /// multipliers.
+    normal: HashMap<(usize, FieldId), f64>,
     /// Contacts and contact-frame impulses of the last step.
     last: Vec<SmoothContact>,
     last_r: Vec<f64>,
@@ -43,6 +46,7 @@ impl SmoothPipeline {
             spec,
             fields,
             forwarded: HashMap::new(),
+            normal: HashMap::new(),
             last: Vec::new(),
             last_r: Vec::new(),
             points: Vec::new(),
@@ -78,12 +82,14 @@ impl SmoothPipeline {
 
     fn record(&mut self, contacts: Vec<SmoothContact>, r: Vec<f64>, h: f64) {
         self.forwarded.clear();
+        self.normal.clear();
         self.points.clear();
         for (c, k) in contacts.iter().enumerate() {
             let rc = Vector3::new(r[3 * c], r[3 * c + 1], r[3 * c + 2]);
             let friction = k.frame.column(1) * rc.y + k.frame.column(2) * rc.z;
             if rc.x > 0.0 || friction.norm() > 0.0 {
                 self.forwarded.insert((k.vertex, k.field), friction);
+                self.normal.insert((k.vertex, k.field), rc.x);
             }
             if rc.x > 0.0 {
                 self.points.push(ContactPoint {
@@ -118,7 +124,16 @@ impl Pipeline for SmoothPipeline {
         // Predictor (eq. 23) with the forwarded friction as a known impulse.
         let r_fwd = self.forwarded_impulses(&contacts);
         let forward = predictor::generalized_impulse(model, &contacts, &r_fwd);
-        let prob = predictor::Predictor { stage, q0: &state.q, v_hat: &v_hat, contacts: &contacts, forward: &forward };
+        let lambda0: Vec<f64> =
+            contacts.iter().map(|c| self.normal.get(&(c.vertex, c.field)).copied().unwrap_or(0.0)).collect();
+        let prob = predictor::Predictor {
+            stage,
+            q0: &state.q,
+            v_hat: &v_hat,
+            contacts: &contacts,
+            forward: &forward,
+            lambda0: &lambda0,
+        };
         let mut v = v_hat.clone();
         let pred = prob.solve(&mut self.system, model, &mut v, &self.spec.predictor, &mut stats);
         stats.newton_iterations = pred.iterations;
