@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The Smooth pipeline's cost against its contact count (the shape of 000 Table 2): the ramp block
+# and the trampoline, each at two resolutions. Per run: the mean and largest contact count n
+# (contacts with a normal impulse), the predictor's interior-point iterations and its time
+# (assembly + linear solves), the friction step's time (Delassus operator, polar Staggered
+# Projections, corrector), k_t (friction iterations per step) and i_k (passes per projection),
+# seconds per step and per frame, and peak memory. Prints one Markdown table.
+#
+# Usage: scripts/perf_smooth.sh      (about 5 minutes on 2 cores)
+# Environment: FRICSIM=path/to/binary (default: build in release).
+set -euo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/fricsim_binary.sh"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# run LABEL SCENE ARGS...: one row.
+run() {
+    local label=$1 scene=$2
+    shift 2
+    if ! /usr/bin/time -v -o "$out/time.log" "$FRICSIM" run "$scene" --quiet --out "$out/run" "$@" \
+        >/dev/null 2>"$out/err.log"; then
+        echo "| $label | failed: $(tail -1 "$out/err.log") | | | | | | | | |"
+        return
+    fi
+    local rss spf
+    rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$out/time.log")
+    spf=$(grep -o 'frame_rate: [0-9.e-]*' "$out/run/scene.effective.ron" | head -1 | awk '{ print $2 }')
+    awk -F, -v label="$label" -v kb="$rss" -v fr="$spf" '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        { n++; c = $col["active_contacts"]; cs += c; if (c > cmax) cmax = c
+          ipm += $col["newton_iters"]; pred += $col["assembly_s"] + $col["linear_solve_s"]
+          fric += $col["projection_s"]; kt += $col["solver_iterations"]; wall += $col["wall_s"]
+          if ($col["passes_per_projection"] > 0) { ik += $col["passes_per_projection"]; nik++ }
+          failed += 1 - $col["converged"]; t = $col["time"] }
+        END { printf "| %s | %.0f / %d | %.1f | %.4f | %.4f | %.2f | %.1f | %.4f | %.3f | %d | %.0f |\n",
+              label, cs / n, cmax, ipm / n, pred / n, fric / n, kt / n, (nik ? ik / nik : 0), wall / n,
+              wall / (t * fr), failed, kb / 1024 }
+    ' "$out/run/stats.csv"
+}
+
+echo "| run | n mean / max | IPM it./step | predictor s/step | friction s/step | k_t | i_k | s/step | s/frame | failed steps | peak RSS (MB) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+run "ramp block, 384 tets, mu 0.177" scenes/validation/smooth_ramp10.ron
+run "ramp block, 3072 tets, mu 0.177" scenes/validation/smooth_ramp10.ron --set 'bodies[0].mesh.cells=(8, 8, 8)'
+run "trampoline, 16x16 sheet, 912-tet ball" scenes/trampoline.ron
+run "trampoline, 32x32 sheet, 912-tet ball" scenes/trampoline.ron --set 'bodies[1].mesh.cells=(32, 32)'
