@@ -18,6 +18,7 @@ use crate::model::Model;
 use crate::pipeline::StepStats;
 use crate::pipeline::penalty::system::{EvalError, StageSystem, System};
 use crate::scene::schema::PredictorSpec;
+use nalgebra::Vector3;
 use std::time::Instant;
 
 /// Inertia correction: a direction `dv` is accepted when `dvᵀ K dv > CURVATURE_MIN dvᵀ M dv`;
@@ -200,6 +201,39 @@ impl Predictor<'_> {
         }
     }
 
+    /// Shift every free body (no kinematic node) with violated contacts as a whole, along the
+    /// violation-weighted mean normal of those contacts, far enough to meet the ones that normal
+    /// serves. A rigid shift stores no elastic energy, so a stiff body arriving at speed starts
+    /// at rest against what it hits; moving its contact vertices alone jerked them millimetres
+    /// out of its surface (measured: 0.86 J in a 66 g rubber ball arriving at 0.44 m/s, from
+    /// which the method stalled at an error of 2e4 m/s).
+    fn shift_free_bodies(&self, model: &Model, v: &mut [f64], margin: f64) {
+        let bodies = model.solids.iter().map(|s| s.nodes.clone()).chain(model.cloths.iter().map(|c| c.nodes.clone()));
+        for nodes in bodies.filter(|r| !r.clone().any(|i| model.node_is_kinematic[i])) {
+            let violated: Vec<(Vector3<f64>, f64)> = self
+                .contacts
+                .iter()
+                .filter(|k| nodes.contains(&k.vertex))
+                .map(|k| (k.blocks[0].row(0).transpose(), margin - k.velocity(v).x))
+                .filter(|(_, short)| *short > 0.0)
+                .collect();
+            let Some(u) = violated.iter().map(|(n, short)| n * *short).sum::<Vector3<f64>>().try_normalize(0.0) else {
+                continue;
+            };
+            // Contacts whose normal is far from `u` are left to the per-vertex moves.
+            let delta = violated
+                .iter()
+                .filter(|(n, _)| n.dot(&u) > 0.5 * n.norm())
+                .map(|(n, short)| short / n.dot(&u))
+                .fold(0.0, f64::max);
+            for i in nodes {
+                for d in 0..3 {
+                    v[3 * i + d] += delta * u[d];
+                }
+            }
+        }
+    }
+
     /// Move the initial guess into the interior `c(v) ≥ margin` by changing each violating
     /// contact's own vertex along its normal (a vertex's block in its constraint row is the unit
     /// normal), a few passes for vertices under several constraints. An infeasible start leaves
@@ -231,6 +265,7 @@ impl Predictor<'_> {
         stats: &mut StepStats,
     ) -> PredictorOutcome {
         let vref = self.velocity_scale(model);
+        self.shift_free_bodies(model, v, 0.1 * vref);
         self.feasible_start(model, v, 0.1 * vref);
         let c0: Vec<f64> = self.contacts.iter().map(|k| k.velocity(v).x).collect();
         let s: Vec<f64> = c0.iter().map(|c| c.max(0.1 * vref)).collect();
@@ -281,7 +316,7 @@ impl Predictor<'_> {
             };
             let alpha = fraction_to_boundary(&it.s, &ds).min(fraction_to_boundary(&it.lam, &dl));
             let last_error = out.error;
-            match self.line_search(sys, model, &it, (&dv, &ds, &dl), alpha, mu, kkt.merit) {
+            match self.line_search(sys, model, &it, (&dv, &ds, &dl), alpha, mu, (kkt.merit, out.error)) {
                 Some((next, a)) => {
                     it = next;
                     sigma = if a > 0.5 { 0.1 } else { 0.5 };
@@ -367,7 +402,12 @@ impl Predictor<'_> {
         Some((dv, ds, dl))
     }
 
-    /// Backtracking from `alpha` on the squared KKT residual for the fixed target `mu`.
+    /// Backtracking from `alpha`, accepting a step that decreases the squared KKT residual for
+    /// the fixed target `mu` (Armijo) or the optimality error by the same rule (a two-entry
+    /// filter). The second test matters at the end: the merit is then dominated by the
+    /// stationarity's round-off (measured: 1e-9 m/s per dof on a stiff rubber ball, E = 6 MPa),
+    /// and a step that cuts the complementarity of a contact about to separate (its `λ/m` at
+    /// 3e-7 m/s) changes the merit by less than that noise, so the merit alone rejected it forever.
     #[allow(clippy::too_many_arguments)]
     fn line_search(
         &self,
@@ -377,13 +417,14 @@ impl Predictor<'_> {
         (dv, ds, dl): (&[f64], &[f64], &[f64]),
         mut alpha: f64,
         mu: f64,
-        merit0: f64,
+        (merit0, error0): (f64, f64),
     ) -> Option<(Iterate, f64)> {
         for _ in 0..MAX_BACKTRACKS {
             let step = |x: &[f64], d: &[f64]| x.iter().zip(d).map(|(x, d)| x + alpha * d).collect::<Vec<f64>>();
             let next = Iterate { v: step(&it.v, dv), s: step(&it.s, ds), lam: step(&it.lam, dl) };
             if let Ok(k) = self.kkt(sys, model, &next, mu, false)
-                && k.merit <= (1.0 - 2.0 * ARMIJO * alpha) * merit0
+                && (k.merit <= (1.0 - 2.0 * ARMIJO * alpha) * merit0
+                    || self.error(model, sys, &next, &k) <= (1.0 - ARMIJO * alpha) * error0)
             {
                 return Some((next, alpha));
             }
