@@ -36,16 +36,19 @@ fn rigid_motion(s: &Simulation) -> (Vector3<f64>, Vector3<f64>, Vector3<f64>) {
     let c = (0..m.len()).map(|i| at(q, i) * m[i]).sum::<Vector3<f64>>() / total;
     let vc = (0..m.len()).map(|i| at(v, i) * m[i]).sum::<Vector3<f64>>() / total;
     let (mut inertia, mut l) = (Matrix3::zeros(), Vector3::zeros());
-    for i in 0..m.len() {
+    for (i, &mi) in m.iter().enumerate() {
         let r = at(q, i) - c;
-        inertia += m[i] * (Matrix3::identity() * r.norm_squared() - r * r.transpose());
-        l += m[i] * r.cross(&(at(v, i) - vc));
+        inertia += mi * (Matrix3::identity() * r.norm_squared() - r * r.transpose());
+        l += mi * r.cross(&(at(v, i) - vc));
     }
     (c, vc, inertia.try_inverse().expect("a solid's inertia is invertible") * l)
 }
 
-/// One sample per step: (time, centroid, velocity, angular velocity); every step converges.
-fn trace(s: &mut Simulation) -> Vec<(f64, Vector3<f64>, Vector3<f64>, Vector3<f64>)> {
+/// After a step: time, centroid, velocity, angular velocity.
+type Sample = (f64, Vector3<f64>, Vector3<f64>, Vector3<f64>);
+
+/// One sample per step over 0.6 s; every step converges.
+fn trace(s: &mut Simulation) -> Vec<Sample> {
     let steps = (0.6 / s.model.dt).round() as usize;
     (0..steps)
         .map(|_| {
