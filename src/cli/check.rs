@@ -42,7 +42,7 @@ pub fn implicit_surfaces(model: &Model, q: &[f64]) -> String {
     };
     let mut s = String::new();
     for solid in &model.solids {
-        let field = crate::contact::implicit::ImplicitSurface::new(solid.surface.clone(), kernel, radius, q);
+        let field = crate::contact::implicit::ImplicitSurface::of_solid_boundary(&solid.surface, kernel, radius, q);
         let _ = writeln!(
             s,
             "  implicit surface of '{}': {kernel:?}, radius {radius} m, largest triangle {:.4e} m, h_err {:.3e}",

@@ -285,7 +285,7 @@ fn implicit_candidates(
 ) -> ImplicitCandidates {
     let mut out = ImplicitCandidates { field: Some(field), ..Default::default() };
     for (b, solid) in model.solids.iter().enumerate() {
-        let surface = ImplicitSurface::new(solid.surface.clone(), field.kernel, field.radius, q);
+        let surface = ImplicitSurface::of_solid_boundary(&solid.surface, field.kernel, field.radius, q);
         for other in surfaces.iter().enumerate().filter(|(o, _)| *o != b).map(|(_, s)| s) {
             for &v in other.vertices.iter().filter(|&&v| !model.node_is_kinematic[v]) {
                 let ids: Vec<usize> = surface.neighbours_within(node_arr(q, v), field.radius + margin).collect();
@@ -296,7 +296,7 @@ fn implicit_candidates(
                 let triangles = ids
                     .iter()
                     .map(|&t| {
-                        solid.surface[t].map(|n| match nodes.iter().position(|&m| m == n) {
+                        surface.triangles[t].map(|n| match nodes.iter().position(|&m| m == n) {
                             Some(local) => local,
                             None => {
                                 nodes.push(n);

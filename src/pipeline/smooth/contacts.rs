@@ -62,7 +62,7 @@ pub struct Fields {
 impl Fields {
     pub fn new(model: &Model, kernel: Kernel, radius: f64, q: &[f64]) -> Fields {
         let surfaces =
-            model.solids.iter().map(|s| ImplicitSurface::new(s.surface.clone(), kernel, radius, q)).collect();
+            model.solids.iter().map(|s| ImplicitSurface::of_solid_boundary(&s.surface, kernel, radius, q)).collect();
         Fields { surfaces }
     }
 
