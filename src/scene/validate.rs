@@ -502,12 +502,21 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
             }
             BodySpec::Rigid(r) => {
                 rigid(c, s, &p, r, base_dir);
-                if !nonsmooth {
+                let smooth = matches!(s.pipeline, PipelineSpec::Smooth(_));
+                if !nonsmooth && !smooth {
                     c.push(
                         p.to_string(),
                         Some(format!("Rigid(name: {:?}, ..)", r.name)),
-                        "rigid bodies need `pipeline: Nonsmooth(..)` (the Penalty and Smooth pipelines simulate elastic \
-                         solids and cloth)",
+                        "rigid bodies need `pipeline: Nonsmooth(..)` or `Smooth(..)` (the Penalty pipeline simulates \
+                         elastic solids and cloth)",
+                    );
+                }
+                if smooth && matches!(r.structure, Some(crate::scene::schema::StructureSpec::Texture { .. })) {
+                    c.push(
+                        format!("{p}.structure"),
+                        Some("Texture(..)".into()),
+                        "a structure texture on a rigid body needs `pipeline: Nonsmooth(..)`; with Smooth, give one \
+                         `Direction` for the body",
                     );
                 }
                 continue;

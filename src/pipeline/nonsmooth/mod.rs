@@ -235,7 +235,7 @@ impl NonsmoothPipeline {
 
 /// Predicted velocities of the step (002's predictor): gravity and the implicit gyroscopic term
 /// for dynamic bodies, the prescribed velocity for scripted ones.
-pub(super) fn predict_rigid(model: &Model, bodies: &mut [RigidBody], t: f64, h: f64) {
+pub(crate) fn predict_rigid(model: &Model, bodies: &mut [RigidBody], t: f64, h: f64) {
     for (b, r) in bodies.iter_mut().zip(&model.rigids) {
         match &r.motion {
             Some(m) => {
@@ -254,7 +254,7 @@ pub(super) fn predict_rigid(model: &Model, bodies: &mut [RigidBody], t: f64, h: 
 
 /// Poses at the end of the step: from the new velocity for dynamic bodies; scripted ones land
 /// exactly on their path and either take their scripted orientation or turn at their spin.
-pub(super) fn advance_rigid_poses(model: &Model, bodies: &mut [RigidBody], t: f64, h: f64) {
+pub(crate) fn advance_rigid_poses(model: &Model, bodies: &mut [RigidBody], t: f64, h: f64) {
     for (b, r) in bodies.iter_mut().zip(&model.rigids) {
         match &r.motion {
             Some(m) if m.rotates() => {

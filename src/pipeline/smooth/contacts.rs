@@ -12,14 +12,22 @@
 //!
 //! Colliders are fields of their own exact signed distance (a plane, a box, a sphere, a
 //! cylinder): row 0 is the outward normal at the vertex, and `bias` holds the collider's own
-//! velocity there. Solids generate MLS fields over their boundary triangles.
+//! velocity there. Solids generate MLS fields over their boundary triangles, rigid bodies over
+//! their refined tessellations ([`super::rigid_field`]), moving with the body.
+//!
+//! A contact's vertex is a node (of a solid's boundary or a cloth) or a point of a rigid body's
+//! surface, whose velocity `v + ω × ρ` takes two blocks on the body's pseudo-nodes
+//! ([`super::layout`]). Rigid bodies touch colliders, solids and cloths, not each other.
 
+use super::layout::Layout;
+use super::rigid_field::RigidSurface;
 use crate::contact::collider::Placement;
 use crate::contact::implicit::potential::{minimal_rotation, potential_derivatives};
 use crate::contact::implicit::{ImplicitSurface, Kernel};
 use crate::friction::cone::Cone;
 use crate::friction::matchstick::MatchstickPair;
 use crate::model::{Model, node, node_arr};
+use crate::rigid::body::RigidBody;
 use nalgebra::{Matrix3, Vector3};
 
 /// What generates the field a contact is against.
@@ -27,6 +35,7 @@ use nalgebra::{Matrix3, Vector3};
 pub enum FieldId {
     Collider(usize),
     Solid(usize),
+    Rigid(usize),
 }
 
 /// One vertex against one field.
@@ -45,6 +54,8 @@ pub struct SmoothContact {
     /// `Ψ/|∇Ψ|` at the step start (m): the distance to the zero set to first order.
     pub gap: f64,
     pub point: Vector3<f64>,
+    /// Mass of the vertex (a node's, or a rigid body's): turns the impulse into a speed.
+    pub mass: f64,
 }
 
 impl SmoothContact {
@@ -54,16 +65,19 @@ impl SmoothContact {
     }
 }
 
-/// The MLS fields of the solids' boundaries, rebuilt at the start of every step.
+/// The MLS fields of the solids' boundaries, rebuilt at the start of every step, and of the
+/// rigid bodies' surfaces, built once in their body frames.
 pub struct Fields {
     pub surfaces: Vec<ImplicitSurface>,
+    pub rigid: Vec<RigidSurface>,
 }
 
 impl Fields {
-    pub fn new(model: &Model, kernel: Kernel, radius: f64, q: &[f64]) -> Fields {
+    pub fn new(model: &Model, bodies: &[RigidBody], kernel: Kernel, radius: f64, q: &[f64]) -> Fields {
         let surfaces =
             model.solids.iter().map(|s| ImplicitSurface::of_solid_boundary(&s.surface, kernel, radius, q)).collect();
-        Fields { surfaces }
+        let rigid = bodies.iter().map(|b| RigidSurface::new(&b.shape, kernel, radius)).collect();
+        Fields { surfaces, rigid }
     }
 
     pub fn update(&mut self, q: &[f64]) {
@@ -73,20 +87,71 @@ impl Fields {
     }
 }
 
-/// Every contact of the step starting at `(q, v)` at time `t` with step `h`: vertices within
-/// `reach` of a collider, and vertices with a non-empty neighbourhood in another solid's field.
-pub fn detect(model: &Model, fields: &Fields, q: &[f64], v: &[f64], t: f64, h: f64) -> Vec<SmoothContact> {
+/// The vertex of a contact: a node, or a point of a rigid body (its index in the body's
+/// surface and its offset from the centre of mass).
+#[derive(Clone, Copy)]
+enum Vertex {
+    Node(usize),
+    Rigid { body: usize, point: usize, rho: Vector3<f64> },
+}
+
+/// The stencil entries of a vertex's velocity seen through `rows` (3×3, applied to the
+/// velocity), with `sign` +1 for the vertex side and −1 for the field side.
+fn vertex_blocks(layout: &Layout, vertex: Vertex, rows: &Matrix3<f64>, sign: f64) -> Vec<(usize, Matrix3<f64>)> {
+    match vertex {
+        Vertex::Node(i) => vec![(i, rows * sign)],
+        Vertex::Rigid { body, rho, .. } => {
+            let (l, a) = layout.pseudo_nodes(body);
+            // v + ω × ρ = v − [ρ]× ω.
+            vec![(l, rows * sign), (a, -rows * rho.cross_matrix() * sign)]
+        }
+    }
+}
+
+/// Every contact of the step starting at `(q, v)` (nodal) and `bodies` at time `t` with step
+/// `h`: deformable vertices within `reach` of a collider, in the field of another solid or of a
+/// rigid body; points of dynamic rigid bodies within reach of a collider or a solid's field.
+pub fn detect(
+    model: &Model,
+    fields: &Fields,
+    layout: &Layout,
+    (q, v, bodies): (&[f64], &[f64], &[RigidBody]),
+    t: f64,
+    h: f64,
+) -> Vec<SmoothContact> {
     let mut out = Vec::new();
-    let radius = fields.surfaces.first().map_or(0.0, |s| s.radius);
-    let vmax = (0..model.node_count()).map(|i| node(v, i).norm()).fold(0.0, f64::max);
+    let radius =
+        fields.surfaces.iter().map(|s| s.radius).chain(fields.rigid.iter().map(|r| r.field.radius)).fold(0.0, f64::max);
+    let vmax = (0..model.node_count())
+        .map(|i| node(v, i).norm())
+        .chain(bodies.iter().map(|b| b.linear_velocity.norm() + b.angular_velocity.norm() * b.shape.bounding_radius()))
+        .fold(0.0, f64::max);
     let reach = radius.max(2.0 * h * (vmax + h * model.gravity.norm()));
+    let mut ctx = Context { model, layout, q, bodies, t, h, reach, out: &mut out };
     for (body, (material, vertices)) in contact_vertices(model).into_iter().enumerate() {
         for &i in vertices.iter().filter(|&&i| !model.node_is_kinematic[i]) {
+            let vertex = Vertex::Node(i);
+            let (x, mass) = (node(q, i), model.node_mass[i]);
             for k in 0..model.colliders.len() {
-                out.extend(against_collider(model, q, t, h, reach, i, material, k));
+                ctx.against_collider(vertex, x, (material, mass), k);
             }
             for (s, surface) in fields.surfaces.iter().enumerate().filter(|(s, _)| *s != body) {
-                out.extend(against_solid(model, surface, q, h, i, material, s));
+                ctx.against_solid(vertex, x, (material, mass), surface, s);
+            }
+            for (r, surface) in fields.rigid.iter().enumerate() {
+                ctx.against_rigid(i, x, material, surface, r);
+            }
+        }
+    }
+    for (r, (b, rigid)) in bodies.iter().zip(&model.rigids).enumerate().filter(|(_, (_, m))| m.motion.is_none()) {
+        for (point, local) in fields.rigid[r].points().enumerate() {
+            let x = b.world_point(&local);
+            let vertex = Vertex::Rigid { body: r, point, rho: x - b.position };
+            for k in 0..model.colliders.len() {
+                ctx.against_collider(vertex, x, (rigid.material, b.mass), k);
+            }
+            for (s, surface) in fields.surfaces.iter().enumerate() {
+                ctx.against_solid(vertex, x, (rigid.material, b.mass), surface, s);
             }
         }
     }
@@ -100,100 +165,150 @@ fn contact_vertices(model: &Model) -> Vec<(usize, Vec<usize>)> {
     solids.chain(model.cloths.iter().map(|c| (c.material, c.nodes.clone().collect()))).collect()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn against_collider(
-    model: &Model,
-    q: &[f64],
+/// What every contact of a step is detected against.
+struct Context<'a> {
+    model: &'a Model,
+    layout: &'a Layout,
+    q: &'a [f64],
+    bodies: &'a [RigidBody],
     t: f64,
     h: f64,
     reach: f64,
-    i: usize,
-    material: usize,
-    k: usize,
-) -> Option<SmoothContact> {
-    let c = &model.colliders[k];
-    let at: Placement = c.placement(t);
-    let (d, n) = c.signed_distance(&at, node_arr(q, i));
-    if d > reach {
-        return None;
-    }
-    let (n, x) = (Vector3::from(n), node(q, i));
-    let structure = model.collider_structure[k].map(|s| if c.motion.rotates() { c.motion.rotation(t) * s } else { s });
-    let (frame, cone) = friction_law(model, (material, c.material), &n, structure);
-    let v_col = c.motion.step(t, h).field_at_start().at(&x);
-    Some(SmoothContact {
-        vertex: i,
-        field: FieldId::Collider(k),
-        nodes: vec![i],
-        blocks: vec![frame.transpose()],
-        bias: Vector3::new(d / h, 0.0, 0.0) - frame.transpose() * v_col,
-        frame,
-        cone,
-        gap: d,
-        point: x,
-    })
+    out: &'a mut Vec<SmoothContact>,
 }
 
-fn against_solid(
-    model: &Model,
-    surface: &ImplicitSurface,
-    q: &[f64],
-    h: f64,
-    i: usize,
-    material: usize,
-    s: usize,
-) -> Option<SmoothContact> {
-    let x = node_arr(q, i);
-    let ids: Vec<usize> = surface.neighbours(x).collect();
-    if ids.is_empty() {
-        return None;
-    }
-    let tris: Vec<[[f64; 3]; 3]> = ids.iter().map(|&t| surface.triangles[t].map(|j| node_arr(q, j))).collect();
-    let (psi, gx, gp, w) = potential_derivatives(x, &tris, surface.kernel, surface.radius)?;
-    let gn = Vector3::from(gx).norm();
-    if !(gn > 0.0 && gn.is_finite()) {
-        return None;
-    }
-    let n = Vector3::from(gx) / gn;
-    let (frame, cone) = friction_law(model, (material, model.solids[s].material), &n, None);
-    let (t, b) = (frame.column(1).into_owned(), frame.column(2).into_owned());
-    let mut nodes = vec![i];
-    let mut blocks = vec![frame.transpose()];
-    for ((&tri_id, g), (&wt, p)) in ids.iter().zip(&gp).zip(w.iter().zip(&tris)) {
-        let (_, ns) = crate::contact::implicit::potential::sample(p);
-        // Parallel transport of the sample's normal onto ∇Ψ̂; a sample facing exactly away has
-        // no minimal rotation and transfers its velocity unrotated.
-        let rot = minimal_rotation(ns, n.into()).unwrap_or_else(Matrix3::identity);
-        let (rt, rb) = (rot.transpose() * t, rot.transpose() * b);
-        for (a, &j) in surface.triangles[tri_id].iter().enumerate() {
-            let k = match nodes.iter().position(|&m| m == j) {
-                Some(k) => k,
-                None => {
-                    nodes.push(j);
-                    blocks.push(Matrix3::zeros());
-                    nodes.len() - 1
-                }
-            };
-            let rows = Matrix3::from_rows(&[
-                (Vector3::from(g[a]) / gn).transpose(),
-                -(rt * (wt / 3.0)).transpose(),
-                -(rb * (wt / 3.0)).transpose(),
-            ]);
-            blocks[k] += rows;
+impl Context<'_> {
+    /// A unique, step-independent id of a vertex (nodes, then every rigid body's points).
+    fn vertex_id(&self, vertex: Vertex) -> usize {
+        match vertex {
+            Vertex::Node(i) => i,
+            Vertex::Rigid { body, point, .. } => self.layout.nodes + 2 * self.layout.rigid.len() + (body << 32) + point,
         }
     }
-    let gap = psi / gn;
-    Some(SmoothContact {
-        vertex: i,
-        field: FieldId::Solid(s),
-        nodes,
-        blocks,
-        bias: Vector3::new(gap / h, 0.0, 0.0),
-        frame,
-        cone,
-        gap,
-        point: Vector3::from(x),
-    })
+
+    fn against_collider(&mut self, vertex: Vertex, x: Vector3<f64>, (material, mass): (usize, f64), k: usize) {
+        let (model, h) = (self.model, self.h);
+        let c = &model.colliders[k];
+        let at: Placement = c.placement(self.t);
+        let (d, n) = c.signed_distance(&at, [x.x, x.y, x.z]);
+        if d > self.reach {
+            return;
+        }
+        let n = Vector3::from(n);
+        let structure =
+            model.collider_structure[k].map(|s| if c.motion.rotates() { c.motion.rotation(self.t) * s } else { s });
+        let (frame, cone) = friction_law(model, (material, c.material), &n, structure);
+        let v_col = c.motion.step(self.t, h).field_at_start().at(&x);
+        let (nodes, blocks) = vertex_blocks(self.layout, vertex, &frame.transpose(), 1.0).into_iter().unzip();
+        self.out.push(SmoothContact {
+            vertex: self.vertex_id(vertex),
+            field: FieldId::Collider(k),
+            nodes,
+            blocks,
+            bias: Vector3::new(d / h, 0.0, 0.0) - frame.transpose() * v_col,
+            frame,
+            cone,
+            gap: d,
+            point: x,
+            mass,
+        });
+    }
+
+    /// A deformable vertex against rigid body `r`'s field: the gap rate is the normal part of
+    /// the vertex's velocity relative to the body's surface there, `v_i − (v + ω × ρ)`.
+    fn against_rigid(&mut self, i: usize, x: Vector3<f64>, material: usize, surface: &RigidSurface, r: usize) {
+        let b = &self.bodies[r];
+        if (x - b.position).norm() > b.shape.bounding_radius() + surface.field.radius + self.reach {
+            return;
+        }
+        let Some((gap, n)) = surface.distance(b, &x) else { return };
+        let rigid = &self.model.rigids[r];
+        let structure = match &rigid.structure {
+            Some(crate::model::Structure::Direction(d)) => Some(b.orientation * d),
+            _ => None,
+        };
+        let (frame, cone) = friction_law(self.model, (material, rigid.material), &n, structure);
+        let ft = frame.transpose();
+        let mut entries = vec![(i, ft)];
+        entries.extend(vertex_blocks(self.layout, Vertex::Rigid { body: r, point: 0, rho: x - b.position }, &ft, -1.0));
+        let (nodes, blocks) = entries.into_iter().unzip();
+        let h = self.h;
+        self.out.push(SmoothContact {
+            vertex: i,
+            field: FieldId::Rigid(r),
+            nodes,
+            blocks,
+            bias: Vector3::new(gap / h, 0.0, 0.0),
+            frame,
+            cone,
+            gap,
+            point: x,
+            mass: self.model.node_mass[i],
+        });
+    }
+
+    fn against_solid(
+        &mut self,
+        vertex: Vertex,
+        x: Vector3<f64>,
+        (material, mass): (usize, f64),
+        surface: &ImplicitSurface,
+        s: usize,
+    ) {
+        let (model, q, h) = (self.model, self.q, self.h);
+        let xa = [x.x, x.y, x.z];
+        let ids: Vec<usize> = surface.neighbours(xa).collect();
+        if ids.is_empty() {
+            return;
+        }
+        let tris: Vec<[[f64; 3]; 3]> = ids.iter().map(|&t| surface.triangles[t].map(|j| node_arr(q, j))).collect();
+        let Some((psi, gx, gp, w)) = potential_derivatives(xa, &tris, surface.kernel, surface.radius) else { return };
+        let gn = Vector3::from(gx).norm();
+        if !(gn > 0.0 && gn.is_finite()) {
+            return;
+        }
+        let n = Vector3::from(gx) / gn;
+        let (frame, cone) = friction_law(model, (material, model.solids[s].material), &n, None);
+        let (t, b) = (frame.column(1).into_owned(), frame.column(2).into_owned());
+        let (mut nodes, mut blocks): (Vec<usize>, Vec<Matrix3<f64>>) =
+            vertex_blocks(self.layout, vertex, &frame.transpose(), 1.0).into_iter().unzip();
+        for ((&tri_id, g), (&wt, p)) in ids.iter().zip(&gp).zip(w.iter().zip(&tris)) {
+            let (_, ns) = crate::contact::implicit::potential::sample(p);
+            // Parallel transport of the sample's normal onto ∇Ψ̂; a sample facing exactly away has
+            // no minimal rotation and transfers its velocity unrotated.
+            let rot = minimal_rotation(ns, n.into()).unwrap_or_else(Matrix3::identity);
+            let (rt, rb) = (rot.transpose() * t, rot.transpose() * b);
+            for (a, &j) in surface.triangles[tri_id].iter().enumerate() {
+                let k = match nodes.iter().position(|&m| m == j) {
+                    Some(k) => k,
+                    None => {
+                        nodes.push(j);
+                        blocks.push(Matrix3::zeros());
+                        nodes.len() - 1
+                    }
+                };
+                let rows = Matrix3::from_rows(&[
+                    (Vector3::from(g[a]) / gn).transpose(),
+                    -(rt * (wt / 3.0)).transpose(),
+                    -(rb * (wt / 3.0)).transpose(),
+                ]);
+                blocks[k] += rows;
+            }
+        }
+        let gap = psi / gn;
+        self.out.push(SmoothContact {
+            vertex: self.vertex_id(vertex),
+            field: FieldId::Solid(s),
+            nodes,
+            blocks,
+            bias: Vector3::new(gap / h, 0.0, 0.0),
+            frame,
+            cone,
+            gap,
+            point: x,
+            mass,
+        });
+    }
 }
 
 /// The frame (first column `n`) and cone of a contact between materials `(ma, mb)`: the pair's

@@ -4,14 +4,17 @@
 //! friction forwarded, an exact Coulomb friction solve on the Delassus operator (polar Staggered
 //! Projections by default), and the corrector.
 //!
-//! Solids and cloths take part (their nodes are the generalized coordinates); contact is between
-//! different bodies only (000 §5.3: no self-contact). Forwarded friction is stored per vertex and
+//! Solids, cloths and rigid bodies take part in one solve (nodes have 3 velocities, rigid bodies 6:
+//! see [`layout`]); contact is between different bodies only (000 §5.3: no self-contact), and
+//! rigid bodies touch colliders, solids and cloths but not each other. Forwarded friction is stored per vertex and
 //! field as a world vector and projected onto the next step's tangent plane, so it survives a
 //! change of contact set or frame.
 
 pub mod contacts;
 pub mod friction;
+pub mod layout;
 pub mod predictor;
+pub mod rigid_field;
 
 use super::{ContactPoint, Pipeline, StepError, StepStats};
 use crate::integrator::ForceWeights;
@@ -19,6 +22,7 @@ use crate::model::{Model, State};
 use crate::pipeline::penalty::system::{StageSystem, System};
 use crate::scene::schema::{DelassusSpec, SmoothSpec};
 use contacts::{FieldId, Fields, SmoothContact};
+use layout::Layout;
 use nalgebra::Vector3;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -36,11 +40,13 @@ pub struct SmoothPipeline {
     last: Vec<SmoothContact>,
     last_r: Vec<f64>,
     points: Vec<ContactPoint>,
+    /// The layout of the last step (for its contacts' forces).
+    layout: Layout,
 }
 
 impl SmoothPipeline {
     pub fn new(model: &Model, state: &State, spec: SmoothSpec) -> SmoothPipeline {
-        let fields = Fields::new(model, spec.field.kernel, spec.field.radius, &state.q);
+        let fields = Fields::new(model, &state.rigid, spec.field.kernel, spec.field.radius, &state.q);
         SmoothPipeline {
             system: System::new(model, true),
             spec,
@@ -50,6 +56,7 @@ impl SmoothPipeline {
             last: Vec::new(),
             last_r: Vec::new(),
             points: Vec::new(),
+            layout: Layout::new(model, &state.rigid),
         }
     }
 
@@ -113,20 +120,29 @@ impl Pipeline for SmoothPipeline {
         let mut stats = StepStats { substeps: 1, contact_iterations: 1, ..StepStats::default() };
         let start = Instant::now();
         self.fields.update(&state.q);
-        let contacts = contacts::detect(model, &self.fields, &state.q, &state.v, t0, h);
+        let layout = Layout::new(model, &state.rigid);
+        let contacts = contacts::detect(model, &self.fields, &layout, (&state.q, &state.v, &state.rigid), t0, h);
         stats.detection_s = start.elapsed().as_secs_f64();
         let stage = StageSystem { dq_dv: h, bh: ForceWeights::whole(h), t0, duration: h };
+        // Predicted velocities without contact: the nodes' kinematic ones, the rigid bodies'
+        // gravity and gyroscopic term (or their script).
+        let mut bodies = state.rigid.clone();
+        crate::pipeline::nonsmooth::predict_rigid(model, &mut bodies, t0, h);
         let mut v_hat = state.v.clone();
         model.set_stage_kinematic_velocities(&state.q, &state.q, t0, h, h, &mut v_hat);
+        for b in &bodies {
+            v_hat.extend(b.linear_velocity.iter().chain(b.angular_velocity.iter()));
+        }
         if let Err(e) = self.system.prepare_damping(model, &state.q) {
             return Err(StepError::Undefined { time: t0, why: format!("damping stiffness undefined: {e:?}") });
         }
         // Predictor (eq. 23) with the forwarded friction as a known impulse.
         let r_fwd = self.forwarded_impulses(&contacts);
-        let forward = predictor::generalized_impulse(model, &contacts, &r_fwd);
+        let forward = predictor::generalized_impulse(&layout, &contacts, &r_fwd);
         let lambda0: Vec<f64> =
             contacts.iter().map(|c| self.normal.get(&(c.vertex, c.field)).copied().unwrap_or(0.0)).collect();
         let prob = predictor::Predictor {
+            layout: &layout,
             stage,
             q0: &state.q,
             v_hat: &v_hat,
@@ -144,24 +160,21 @@ impl Pipeline for SmoothPipeline {
         for (c, l) in pred.lambda.iter().enumerate() {
             r_prev[3 * c] = *l;
         }
-        let extent = Self::largest_extent(model, &state.q);
-        let kept = friction::kept(
-            model,
-            &contacts,
-            &pred.lambda,
-            self.spec.prune * extent,
-            10.0 * self.spec.predictor.tolerance,
-        );
+        let rigid_extent = state.rigid.iter().map(|b| 2.0 * b.shape.bounding_radius()).fold(0.0, f64::max);
+        let extent = Self::largest_extent(model, &state.q).max(rigid_extent);
+        let kept =
+            friction::kept(&contacts, &pred.lambda, self.spec.prune * extent, 10.0 * self.spec.predictor.tolerance);
         let start = Instant::now();
         let mut response = match self.spec.delassus {
-            DelassusSpec::Mass => friction::Response::Mass,
+            DelassusSpec::Mass => friction::Response::Mass(&layout),
             DelassusSpec::Stiffness => {
                 // The implicit-Euler matrix at q̇*, without the predictor's constraint terms.
                 let q: Vec<f64> = state.q.iter().zip(&v).map(|(q, v)| q + h * v).collect();
+                let n = q.len();
                 self.system
-                    .evaluate(model, &stage, &q, &v, &v_hat, true, None)
+                    .evaluate(model, &stage, &q, &v[..n], &v_hat[..n], true, None)
                     .map_err(|e| StepError::Undefined { time: t0, why: format!("elasticity at q̇*: {e:?}") })?;
-                friction::Response::Stiffness(&mut self.system)
+                friction::Response::Stiffness(&layout, &mut self.system)
             }
         };
         let undefined = |why| StepError::Undefined { time: t0, why };
@@ -184,11 +197,22 @@ impl Pipeline for SmoothPipeline {
         for (q, v) in state.q.iter_mut().zip(&v) {
             *q += h * v;
         }
+        for (r, b) in bodies.iter_mut().enumerate() {
+            if model.rigids[r].motion.is_none() {
+                (b.linear_velocity, b.angular_velocity) = layout.rigid_velocity(&v, r);
+            }
+        }
+        crate::pipeline::nonsmooth::advance_rigid_poses(model, &mut bodies, t0, h);
+        state.rigid = bodies;
+        v.truncate(state.q.len());
         state.v = v;
         state.time = t0 + h;
         state.step += 1;
         self.record(contacts, fr.r, h);
-        if state.q.iter().chain(&state.v).any(|x| !x.is_finite()) {
+        self.layout = layout;
+        let rigid_finite =
+            state.rigid.iter().all(|b| b.velocity().iter().chain(b.position.iter()).all(|x| x.is_finite()));
+        if !rigid_finite || state.q.iter().chain(&state.v).any(|x| !x.is_finite()) {
             return Err(StepError::NonFinite { time: state.time });
         }
         Ok(stats)
@@ -202,7 +226,9 @@ impl Pipeline for SmoothPipeline {
                 .chunks(3)
                 .flat_map(|c| if normal { [c[0] / h, 0.0, 0.0] } else { [0.0, c[1] / h, c[2] / h] })
                 .collect();
-            predictor::generalized_impulse(model, &self.last, &r)
+            let mut f = predictor::generalized_impulse(&self.layout, &self.last, &r);
+            f.truncate(model.dof_count());
+            f
         };
         (split(true), split(false))
     }

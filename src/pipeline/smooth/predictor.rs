@@ -12,13 +12,21 @@
 //! the fraction-to-boundary rule, and backtracks on the norm of the perturbed KKT residual
 //! (for which the Newton direction is a descent direction). The barrier target falls by a
 //! factor 10 per iteration once steps are long.
+//!
+//! Rigid bodies add their 6 velocities (after the free nodal dofs in the iterate's index space)
+//! with the objective `½ (w − ŵ)ᵀ M_r (w − ŵ)`. They couple to the nodes only through the
+//! contacts' `Aᵀ D A`, so the Newton system is reduced to the nodes by the Schur complement of
+//! the rigid block `S = M_r + A_rᵀ D A_r` (dense, 6 per body): `−B S⁻¹ Bᵀ = −C Cᵀ` with
+//! `B = A_nᵀ D A_r` enters the sparse solver as rank-one terms (in GMRES's products, or by
+//! Sherman–Morrison–Woodbury around the LU), and the rigid directions follow from `S`.
 
 use super::contacts::SmoothContact;
+use super::layout::{Layout, Slot};
 use crate::model::Model;
 use crate::pipeline::StepStats;
 use crate::pipeline::penalty::system::{EvalError, StageSystem, System};
 use crate::scene::schema::PredictorSpec;
-use nalgebra::Vector3;
+use nalgebra::{DMatrix, DVector, Vector3};
 use std::time::Instant;
 
 /// Inertia correction: a direction `dv` is accepted when `dvᵀ K dv > CURVATURE_MIN dvᵀ M dv`;
@@ -35,11 +43,12 @@ const MAX_BACKTRACKS: usize = 40;
 
 /// One predictor problem.
 pub struct Predictor<'a> {
+    pub layout: &'a Layout,
     pub stage: StageSystem,
     pub q0: &'a [f64],
     pub v_hat: &'a [f64],
     pub contacts: &'a [SmoothContact],
-    /// Known generalized impulse (forwarded friction), full length.
+    /// Known generalized impulse (forwarded friction), in the layout.
     pub forward: &'a [f64],
     /// Per contact, the last step's normal impulse (0 for a new contact): a resting contact's
     /// multiplier barely changes from step to step, and starting from it keeps the first Newton
@@ -64,7 +73,8 @@ struct Iterate {
 }
 
 struct Kkt {
-    /// Dual residual on free dofs, primal `c − s`, complementarity `s λ − μ`.
+    /// Dual residual on the free dofs (nodal, then rigid), primal `c − s`, complementarity
+    /// `s λ − μ`.
     rd: Vec<f64>,
     rp: Vec<f64>,
     rc: Vec<f64>,
@@ -78,25 +88,60 @@ impl Predictor<'_> {
         self.q0.iter().zip(v).map(|(q, v)| q + self.stage.dq_dv * v).collect()
     }
 
+    /// Index of entry `d` of (pseudo-)node `i` among the unknowns: the system's free nodal dofs,
+    /// then 6 per dynamic rigid body; `usize::MAX` where the velocity is prescribed.
+    fn index(&self, sys: &System, i: usize, d: usize) -> usize {
+        match self.layout.slot(i) {
+            Slot::Node(n) => sys.free[3 * n + d],
+            _ if self.layout.is_fixed_rigid(i) => usize::MAX,
+            Slot::Linear(r) => sys.n_free + 6 * r + d,
+            Slot::Angular(r) => sys.n_free + 6 * r + 3 + d,
+        }
+    }
+
+    /// Number of unknowns.
+    fn unknowns(&self, sys: &System) -> usize {
+        sys.n_free + 6 * self.layout.rigid.len()
+    }
+
+    /// Every (pseudo-)node entry with its unknown's index: `(entry of v, index)`.
+    fn entries<'s>(&'s self, sys: &'s System) -> impl Iterator<Item = (usize, usize)> + 's {
+        let nodes = sys.free.iter().enumerate().map(|(dof, &f)| (dof, f));
+        let rigid = (0..6 * self.layout.rigid.len()).map(move |j| {
+            let dof = 3 * self.layout.nodes + j;
+            (dof, self.index(sys, dof / 3, dof % 3))
+        });
+        nodes.chain(rigid).filter(|(_, f)| *f != usize::MAX)
+    }
+
+    /// Per unknown, the scalar mass that turns its residual into a speed.
+    fn speed_masses(&self, model: &Model, sys: &System) -> Vec<f64> {
+        let mut m = vec![1.0; self.unknowns(sys)];
+        for (dof, f) in self.entries(sys) {
+            m[f] = self.layout.speed_mass(model, dof / 3);
+        }
+        m
+    }
+
     /// Evaluate the system at `v` (and its Jacobian with `jacobian`), then the KKT residuals for
     /// the barrier target `mu`.
     fn kkt(&self, sys: &mut System, model: &Model, it: &Iterate, mu: f64, jacobian: bool) -> Result<Kkt, EvalError> {
         let q = self.positions(&it.v);
-        sys.evaluate(model, &self.stage, &q, &it.v, self.v_hat, jacobian, None)?;
+        let (v, v_hat) = (&it.v[..q.len()], &self.v_hat[..q.len()]);
+        sys.evaluate(model, &self.stage, &q, v, v_hat, jacobian, None)?;
         if jacobian && sys.grow_pattern_if_needed() {
-            sys.evaluate(model, &self.stage, &q, &it.v, self.v_hat, jacobian, None)?;
+            sys.evaluate(model, &self.stage, &q, v, v_hat, jacobian, None)?;
         }
         let mut rd = sys.residual.clone();
-        for (dof, &f) in sys.free.iter().enumerate() {
-            if f != usize::MAX {
-                rd[f] -= self.forward[dof];
-            }
+        rd.extend(self.rigid_residual(model, sys, &it.v));
+        for (dof, f) in self.entries(sys) {
+            rd[f] -= self.forward[dof];
         }
         let c: Vec<f64> = self.contacts.iter().map(|k| k.velocity(&it.v).x).collect();
         for (k, &l) in self.contacts.iter().zip(&it.lam) {
             for (&i, b) in k.nodes.iter().zip(&k.blocks) {
                 for d in 0..3 {
-                    let f = sys.free[3 * i + d];
+                    let f = self.index(sys, i, d);
                     if f != usize::MAX {
                         rd[f] -= b[(0, d)] * l;
                     }
@@ -109,17 +154,29 @@ impl Predictor<'_> {
         Ok(Kkt { rd, rp, rc, c, merit })
     }
 
-    /// Squared KKT residual in velocity units: `r_d / m` per dof, `r_p`, and `r_c / (m v_ref)`.
-    fn merit(&self, model: &Model, sys: &System, rd: &[f64], rp: &[f64], rc: &[f64]) -> f64 {
-        let mut m = 0.0;
-        for (dof, &f) in sys.free.iter().enumerate() {
-            if f != usize::MAX {
-                m += (rd[f] / model.node_mass[dof / 3]).powi(2);
+    /// The rigid bodies' residuals `M_r (w − ŵ)` (6 per body; zero for scripted ones).
+    fn rigid_residual(&self, model: &Model, sys: &System, v: &[f64]) -> Vec<f64> {
+        let mut rd = vec![0.0; 6 * self.layout.rigid.len()];
+        for r in 0..self.layout.rigid.len() {
+            let (l, a) = self.layout.pseudo_nodes(r);
+            for (slot, node) in [(0, l), (3, a)] {
+                let dv = crate::model::node(v, node) - crate::model::node(self.v_hat, node);
+                let p = self.layout.mass(model, node) * dv;
+                if self.index(sys, node, 0) != usize::MAX {
+                    rd[6 * r + slot..6 * r + slot + 3].copy_from_slice(p.as_slice());
+                }
             }
         }
+        rd
+    }
+
+    /// Squared KKT residual in velocity units: `r_d / m` per dof, `r_p`, and `r_c / (m v_ref)`.
+    fn merit(&self, model: &Model, sys: &System, rd: &[f64], rp: &[f64], rc: &[f64]) -> f64 {
+        let mass = self.speed_masses(model, sys);
+        let mut m: f64 = rd.iter().zip(&mass).map(|(r, m)| (r / m).powi(2)).sum();
         let vref = self.velocity_scale(model);
         for ((k, p), c) in self.contacts.iter().zip(rp).zip(rc) {
-            m += p * p + (c / (model.node_mass[k.vertex] * vref)).powi(2);
+            m += p * p + (c / (k.mass * vref)).powi(2);
         }
         if m.is_finite() { m } else { f64::INFINITY }
     }
@@ -133,31 +190,28 @@ impl Predictor<'_> {
     /// Optimality error (m/s) of an iterate: stationarity per dof, constraint violation, and
     /// complementarity `min(c, λ/m)` per contact.
     fn error(&self, model: &Model, sys: &System, it: &Iterate, kkt: &Kkt) -> f64 {
-        let mut e = 0.0f64;
-        for (dof, &f) in sys.free.iter().enumerate() {
-            if f != usize::MAX {
-                e = e.max((kkt.rd[f] / model.node_mass[dof / 3]).abs());
-            }
-        }
+        let mass = self.speed_masses(model, sys);
+        let mut e = kkt.rd.iter().zip(&mass).map(|(r, m)| (r / m).abs()).fold(0.0f64, f64::max);
         for ((k, &c), &l) in self.contacts.iter().zip(&kkt.c).zip(&it.lam) {
-            e = e.max((-c).max(0.0)).max(c.min(l / model.node_mass[k.vertex]).abs());
+            e = e.max((-c).max(0.0)).max(c.min(l / k.mass).abs());
         }
         e
     }
 
     /// Add `Aᵀ diag(d) A` into the assembled Jacobian; false if its pattern lacked entries.
     fn add_constraint_curvature(&self, sys: &mut System, d: &[f64]) -> bool {
+        let n = sys.n_free;
         for (k, &dk) in self.contacts.iter().zip(d) {
             for (&i, bi) in k.nodes.iter().zip(&k.blocks) {
                 for (&j, bj) in k.nodes.iter().zip(&k.blocks) {
                     for a in 0..3 {
-                        let r = sys.free[3 * i + a];
-                        if r == usize::MAX {
+                        let r = self.index(sys, i, a);
+                        if r >= n {
                             continue;
                         }
                         for b in 0..3 {
-                            let c = sys.free[3 * j + b];
-                            if c != usize::MAX {
+                            let c = self.index(sys, j, b);
+                            if c < n {
                                 sys.jacobian.add(r, c, dk * bi[(0, a)] * bj[(0, b)]);
                             }
                         }
@@ -168,35 +222,23 @@ impl Predictor<'_> {
         sys.jacobian.missing.is_empty()
     }
 
-    /// `A dv` over free dofs (`dv` free-length).
-    fn a_times(&self, sys: &System, dv: &[f64]) -> Vec<f64> {
-        self.contacts
-            .iter()
-            .map(|k| {
-                let mut s = 0.0;
-                for (&i, b) in k.nodes.iter().zip(&k.blocks) {
-                    for d in 0..3 {
-                        let f = sys.free[3 * i + d];
-                        if f != usize::MAX {
-                            s += b[(0, d)] * dv[f];
-                        }
-                    }
-                }
-                s
-            })
-            .collect()
+    /// Row 0 of contact `k` over the unknowns: `(index, coefficient)`.
+    fn row<'s>(&'s self, sys: &'s System, k: &'s SmoothContact) -> impl Iterator<Item = (usize, f64)> + 's {
+        k.nodes.iter().zip(&k.blocks).flat_map(move |(&i, b)| {
+            (0..3).map(move |d| (self.index(sys, i, d), b[(0, d)])).filter(|(f, _)| *f != usize::MAX)
+        })
     }
 
-    /// `rhs −= Aᵀ y` over free dofs.
+    /// `A dv` over the unknowns.
+    fn a_times(&self, sys: &System, dv: &[f64]) -> Vec<f64> {
+        self.contacts.iter().map(|k| self.row(sys, k).map(|(f, a)| a * dv[f]).sum()).collect()
+    }
+
+    /// `rhs −= Aᵀ y` over the unknowns.
     fn sub_a_transpose(&self, sys: &System, y: &[f64], rhs: &mut [f64]) {
         for (k, &yk) in self.contacts.iter().zip(y) {
-            for (&i, b) in k.nodes.iter().zip(&k.blocks) {
-                for d in 0..3 {
-                    let f = sys.free[3 * i + d];
-                    if f != usize::MAX {
-                        rhs[f] -= b[(0, d)] * yk;
-                    }
-                }
+            for (f, a) in self.row(sys, k) {
+                rhs[f] -= a * yk;
             }
         }
     }
@@ -208,12 +250,21 @@ impl Predictor<'_> {
     /// out of its surface (measured: 0.86 J in a 66 g rubber ball arriving at 0.44 m/s, from
     /// which the method stalled at an error of 2e4 m/s).
     fn shift_free_bodies(&self, model: &Model, v: &mut [f64], margin: f64) {
-        let bodies = model.solids.iter().map(|s| s.nodes.clone()).chain(model.cloths.iter().map(|c| c.nodes.clone()));
-        for nodes in bodies.filter(|r| !r.clone().any(|i| model.node_is_kinematic[i])) {
+        // Per body: the ids of its contact vertices and the (pseudo-)nodes that move with it.
+        let deformable =
+            model.solids.iter().map(|s| s.nodes.clone()).chain(model.cloths.iter().map(|c| c.nodes.clone()));
+        let deformable =
+            deformable.filter(|r| !r.clone().any(|i| model.node_is_kinematic[i])).map(|r| (r.clone(), r.collect()));
+        let first_point = self.layout.nodes + 2 * self.layout.rigid.len();
+        let rigid = (0..self.layout.rigid.len())
+            .filter(|&r| !self.layout.rigid[r].kinematic)
+            .map(|r| (first_point + (r << 32)..first_point + ((r + 1) << 32), vec![self.layout.pseudo_nodes(r).0]));
+        let bodies: Vec<(std::ops::Range<usize>, Vec<usize>)> = deformable.chain(rigid).collect();
+        for (vertices, moved) in bodies {
             let violated: Vec<(Vector3<f64>, f64)> = self
                 .contacts
                 .iter()
-                .filter(|k| nodes.contains(&k.vertex))
+                .filter(|k| vertices.contains(&k.vertex))
                 .map(|k| (k.blocks[0].row(0).transpose(), margin - k.velocity(v).x))
                 .filter(|(_, short)| *short > 0.0)
                 .collect();
@@ -226,7 +277,7 @@ impl Predictor<'_> {
                 .filter(|(n, _)| n.dot(&u) > 0.5 * n.norm())
                 .map(|(n, short)| short / n.dot(&u))
                 .fold(0.0, f64::max);
-            for i in nodes {
+            for i in moved {
                 for d in 0..3 {
                     v[3 * i + d] += delta * u[d];
                 }
@@ -242,7 +293,8 @@ impl Predictor<'_> {
     /// a residual of 1e2 m/s); from an interior point `s = c(v)` holds exactly along every step.
     fn feasible_start(&self, model: &Model, v: &mut [f64], margin: f64) {
         for _ in 0..3 {
-            for k in self.contacts.iter().filter(|k| !model.node_is_kinematic[k.vertex]) {
+            let nodal = |k: &&SmoothContact| k.vertex < self.layout.nodes && !model.node_is_kinematic[k.vertex];
+            for k in self.contacts.iter().filter(nodal) {
                 let c = k.velocity(v).x;
                 if c < margin {
                     let n = k.blocks[0].row(0).transpose();
@@ -269,8 +321,7 @@ impl Predictor<'_> {
         self.feasible_start(model, v, 0.1 * vref);
         let c0: Vec<f64> = self.contacts.iter().map(|k| k.velocity(v).x).collect();
         let s: Vec<f64> = c0.iter().map(|c| c.max(0.1 * vref)).collect();
-        let mean_mass =
-            self.contacts.iter().map(|k| model.node_mass[k.vertex]).sum::<f64>() / self.contacts.len().max(1) as f64;
+        let mean_mass = self.contacts.iter().map(|k| k.mass).sum::<f64>() / self.contacts.len().max(1) as f64;
         let mu0 = 0.1 * mean_mass * vref * vref;
         let lam = s.iter().zip(self.lambda0).map(|(s, l0)| (mu0 / s).max(*l0)).collect();
         let mut it = Iterate { v: v.to_vec(), s, lam };
@@ -360,29 +411,34 @@ impl Predictor<'_> {
         d: &[f64],
         stats: &mut StepStats,
     ) -> Option<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+        let nf = sys.n_free;
         let mut b: Vec<f64> = kkt.rd.iter().map(|r| -r).collect();
         let y: Vec<f64> = (0..d.len()).map(|k| d[k] * kkt.rp[k] + kkt.rc[k] / it.s[k]).collect();
         self.sub_a_transpose(sys, &y, &mut b);
-        let mut mass = vec![0.0; sys.n_free];
+        let rigid = RigidBlock::new(self, model, sys, d)?;
+        let bn = rigid.reduced_rhs(&b[..nf], &b[nf..]);
+        let mut mass = vec![0.0; nf];
         for (dof, &f) in sys.free.iter().enumerate().filter(|(_, f)| **f != usize::MAX) {
             mass[f] = model.node_mass[dof / 3];
         }
+        let base_terms = sys.low_rank.len();
+        sys.low_rank.extend(rigid.schur_terms());
         let mut shift = 0.0;
-        let rhs = loop {
-            let mut x = b.clone();
+        let solved = loop {
+            let mut x = bn.clone();
             let start = Instant::now();
             let solved = sys.linear.solve(&sys.jacobian, &sys.low_rank, &mut x);
             stats.linear_solve_s += start.elapsed().as_secs_f64();
-            let info = solved.ok()?;
+            let Ok(info) = solved else { break None };
             stats.linear_iterations += info.gmres_iterations;
             stats.factorizations += info.factorizations;
             // Inertia correction (as Ipopt's): the exact elastic Hessian is indefinite under large
             // compression, and a direction of negative curvature is no Newton step; shift the
             // matrix by a growing multiple of M until the direction has positive curvature.
-            let curvature: f64 = x.iter().zip(&b).map(|(x, b)| x * b).sum();
+            let curvature: f64 = x.iter().zip(&bn).map(|(x, b)| x * b).sum();
             let inertia: f64 = x.iter().zip(&mass).map(|(x, m)| m * x * x).sum();
             if curvature > CURVATURE_MIN * inertia || shift >= MAX_SHIFT {
-                break x;
+                break Some(x);
             }
             let next = if shift == 0.0 { FIRST_SHIFT } else { 10.0 * shift };
             for (f, m) in mass.iter().enumerate() {
@@ -390,14 +446,15 @@ impl Predictor<'_> {
             }
             shift = next;
         };
-        let adv = self.a_times(sys, &rhs);
+        sys.low_rank.truncate(base_terms);
+        let mut dx = solved?;
+        dx.extend(rigid.rigid_direction(&b[nf..], &dx));
+        let adv = self.a_times(sys, &dx);
         let ds: Vec<f64> = adv.iter().zip(&kkt.rp).map(|(a, p)| a + p).collect();
         let dl: Vec<f64> = (0..d.len()).map(|k| d[k] * (-kkt.rp[k] - adv[k]) - kkt.rc[k] / it.s[k]).collect();
         let mut dv = vec![0.0; it.v.len()];
-        for (dof, &f) in sys.free.iter().enumerate() {
-            if f != usize::MAX {
-                dv[dof] = rhs[f];
-            }
+        for (dof, f) in self.entries(sys) {
+            dv[dof] = dx[f];
         }
         Some((dv, ds, dl))
     }
@@ -434,14 +491,85 @@ impl Predictor<'_> {
     }
 }
 
+/// The rigid bodies' part of a Newton system: `S = M_r + A_rᵀ D A_r` (6 per body, identity on
+/// scripted ones), its Cholesky factor, and the coupling `Bᵀ = A_rᵀ D A_n` to the free nodal dofs.
+struct RigidBlock {
+    chol: Option<nalgebra::Cholesky<f64, nalgebra::Dyn>>,
+    bt: DMatrix<f64>,
+}
+
+impl RigidBlock {
+    fn new(p: &Predictor, model: &Model, sys: &System, d: &[f64]) -> Option<RigidBlock> {
+        let (nf, nr) = (sys.n_free, 6 * p.layout.rigid.len());
+        if nr == 0 {
+            return Some(RigidBlock { chol: None, bt: DMatrix::zeros(0, nf) });
+        }
+        let mut s = DMatrix::<f64>::zeros(nr, nr);
+        for r in 0..p.layout.rigid.len() {
+            let (l, a) = p.layout.pseudo_nodes(r);
+            for (o, node) in [(0, l), (3, a)] {
+                let m = if p.layout.rigid[r].kinematic {
+                    nalgebra::Matrix3::identity()
+                } else {
+                    p.layout.mass(model, node)
+                };
+                s.view_mut((6 * r + o, 6 * r + o), (3, 3)).copy_from(&m);
+            }
+        }
+        let mut bt = DMatrix::<f64>::zeros(nr, nf);
+        for (k, &dk) in p.contacts.iter().zip(d) {
+            let row: Vec<(usize, f64)> = p.row(sys, k).collect();
+            for &(i, ai) in row.iter().filter(|(i, _)| *i >= nf) {
+                for &(j, aj) in &row {
+                    if j >= nf {
+                        s[(i - nf, j - nf)] += dk * ai * aj;
+                    } else {
+                        bt[(i - nf, j)] += dk * ai * aj;
+                    }
+                }
+            }
+        }
+        Some(RigidBlock { chol: Some(s.cholesky()?), bt })
+    }
+
+    /// `b_n − B S⁻¹ b_r`.
+    fn reduced_rhs(&self, bn: &[f64], br: &[f64]) -> Vec<f64> {
+        let Some(chol) = &self.chol else { return bn.to_vec() };
+        let y = chol.solve(&DVector::from_column_slice(br));
+        let by = self.bt.tr_mul(&y);
+        bn.iter().zip(by.iter()).map(|(b, c)| b - c).collect()
+    }
+
+    /// `−B S⁻¹ Bᵀ = −C Cᵀ` with `Cᵀ = L⁻¹ Bᵀ`, as rank-one terms `(−c, c)`.
+    fn schur_terms(&self) -> Vec<(Vec<f64>, Vec<f64>)> {
+        let Some(chol) = &self.chol else { return Vec::new() };
+        let ct = chol.l().solve_lower_triangular(&self.bt).expect("a Cholesky factor has a non-zero diagonal");
+        ct.row_iter()
+            .filter(|c| c.iter().any(|x| *x != 0.0))
+            .map(|c| {
+                let c: Vec<f64> = c.iter().copied().collect();
+                (c.iter().map(|x| -x).collect(), c)
+            })
+            .collect()
+    }
+
+    /// `dw = S⁻¹ (b_r − Bᵀ dv)`.
+    fn rigid_direction(&self, br: &[f64], dv: &[f64]) -> Vec<f64> {
+        let Some(chol) = &self.chol else { return Vec::new() };
+        let rhs = DVector::from_column_slice(br) - &self.bt * DVector::from_column_slice(dv);
+        chol.solve(&rhs).iter().copied().collect()
+    }
+}
+
 /// Largest step in `(0, 1]` keeping `x + α dx ≥ (1 − τ) x` for positive `x`.
 fn fraction_to_boundary(x: &[f64], dx: &[f64]) -> f64 {
     x.iter().zip(dx).filter(|(_, d)| **d < 0.0).map(|(x, d)| -TAU * x / d).fold(1.0, f64::min)
 }
 
-/// Generalized impulse `Σ_c B_cᵀ r_c` (full length) of contact-frame impulses `r` (3 per contact).
-pub fn generalized_impulse(model: &Model, contacts: &[SmoothContact], r: &[f64]) -> Vec<f64> {
-    let mut f = vec![0.0; model.dof_count()];
+/// Generalized impulse `Σ_c B_cᵀ r_c` (in the layout) of contact-frame impulses `r` (3 per
+/// contact).
+pub fn generalized_impulse(layout: &Layout, contacts: &[SmoothContact], r: &[f64]) -> Vec<f64> {
+    let mut f = vec![0.0; layout.len()];
     for (c, k) in contacts.iter().enumerate() {
         let rc = nalgebra::Vector3::new(r[3 * c], r[3 * c + 1], r[3 * c + 2]);
         for (&i, b) in k.nodes.iter().zip(&k.blocks) {
