@@ -22,14 +22,15 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         }
     };
     print!("{}", summary(&model, state.kappa, &state.rigid));
-    print!("{}", implicit_surfaces(&model, &state.q));
+    print!("{}", implicit_surfaces(&model, &state.q, &state.rigid));
     ExitCode::SUCCESS
 }
 
 /// With `contact.geometry: Implicit`, each solid's field at the positions `q`: its kernel and
 /// radius, the largest triangle, 000's approximation error h_err, and a warning where the radius
-/// is not above half the largest triangle (the surface would have holes). Empty otherwise.
-pub fn implicit_surfaces(model: &Model, q: &[f64]) -> String {
+/// is not above half the largest triangle (the surface would have holes). With `Smooth`, also each
+/// rigid body's field (its refined surface, and the number of its triangles). Empty otherwise.
+pub fn implicit_surfaces(model: &Model, q: &[f64], rigid: &[crate::rigid::RigidBody]) -> String {
     use crate::scene::schema::{ContactGeometry, PipelineSpec};
     use std::fmt::Write;
     let (kernel, radius) = match &model.pipeline {
@@ -40,18 +41,40 @@ pub fn implicit_surfaces(model: &Model, q: &[f64]) -> String {
         PipelineSpec::Smooth(p) => (p.field.kernel, p.field.radius),
         PipelineSpec::Nonsmooth(_) => return String::new(),
     };
+    let field =
+        if matches!(model.pipeline, PipelineSpec::Smooth(_)) { "pipeline.field" } else { "pipeline.contact.geometry" };
     let mut s = String::new();
     for solid in &model.solids {
-        let field = crate::contact::implicit::ImplicitSurface::of_solid_boundary(&solid.surface, kernel, radius, q);
+        let field_surface =
+            crate::contact::implicit::ImplicitSurface::of_solid_boundary(&solid.surface, kernel, radius, q);
         let _ = writeln!(
             s,
             "  implicit surface of '{}': {kernel:?}, radius {radius} m, largest triangle {:.4e} m, h_err {:.3e}",
             solid.name,
-            field.largest_triangle(q),
-            field.approximation_error(q)
+            field_surface.largest_triangle(q),
+            field_surface.approximation_error(q)
         );
-        if let Some(w) = field.radius_warning(q) {
-            let _ = writeln!(s, "  warning: pipeline.contact.geometry.radius: '{}': {w}", solid.name);
+        if let Some(w) = field_surface.radius_warning(q) {
+            let _ = writeln!(s, "  warning: {field}.radius: '{}': {w}", solid.name);
+        }
+    }
+    if !matches!(model.pipeline, PipelineSpec::Smooth(_)) {
+        return s;
+    }
+    for (body, r) in rigid.iter().zip(&model.rigids) {
+        let f = crate::pipeline::smooth::rigid_field::RigidSurface::new(&body.shape, kernel, radius);
+        let _ = writeln!(
+            s,
+            "  implicit surface of rigid '{}': {kernel:?}, radius {radius} m, {} triangles, {} contact points, largest \
+             triangle {:.4e} m, h_err {:.3e}",
+            r.name,
+            f.field.triangles.len(),
+            f.q.len() / 3,
+            f.field.largest_triangle(&f.q),
+            f.field.approximation_error(&f.q)
+        );
+        if let Some(w) = f.field.radius_warning(&f.q) {
+            let _ = writeln!(s, "  warning: pipeline.field.radius: rigid '{}': {w}", r.name);
         }
     }
     s

@@ -168,7 +168,7 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
         .map_err(failed)?;
     if !args.quiet {
         eprint!("{}", super::check::summary(&model, state.kappa, &state.rigid));
-        eprint!("{}", super::check::implicit_surfaces(&model, &state.q));
+        eprint!("{}", super::check::implicit_surfaces(&model, &state.q, &state.rigid));
         eprintln!("  output: {}", out_dir.display());
     }
     let mut summary = RunSummary::start(&model.name, &args.scene, &out_dir);
