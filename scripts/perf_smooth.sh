@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# The Smooth pipeline's cost against its contact count (the shape of 000 Table 2): the ramp block
-# and the trampoline, each at two resolutions. Per run: the mean and largest contact count n
+# The Smooth pipeline's cost, printed as two tables. First, 000 Table 2's columns for the paper's
+# scenes that fit this machine (ball spin at three mu, stool chatter, trampoline): elements
+# (tets + cloth triangles), vertices, step, steps, h_err (largest over the fields, from `fricsim
+# check`), mu, n (largest contact count), k_t and i_k (largest / mean), time and seconds per
+# frame. Second, the cost against contacts for the ramp block and the trampoline, each at two
+# resolutions. Per run: the mean and largest contact count n
 # (contacts with a normal impulse), the predictor's interior-point iterations and its time
 # (assembly + linear solves), the friction step's time (Delassus operator, polar Staggered
 # Projections, corrector), k_t (friction iterations per step) and i_k (passes per projection),
@@ -38,6 +42,44 @@ run() {
               wall / (t * fr), failed, kb / 1024 }
     ' "$out/run/stats.csv"
 }
+
+# table2 LABEL MU SCENE ARGS...: one row of 000 Table 2's shape.
+table2() {
+    local label=$1 mu=$2 scene=$3
+    shift 3
+    local info elems verts herr
+    info=$("$FRICSIM" check "$scene" "$@")
+    elems=$(echo "$info" | awk '/totals:/ { for (i = 1; i <= NF; i++) if ($i ~ /^tets/) t = $(i - 1) }
+        /^  cloth / { for (i = 1; i <= NF; i++) if ($i ~ /^triangles/) c += $(i - 1) }
+        END { print t + c }')
+    verts=$(echo "$info" | awk '/totals:/ { print $2 }')
+    herr=$(echo "$info" | awk '/h_err/ { if ($NF > h) h = $NF } END { printf "%.1f%%", 100 * h }')
+    if ! /usr/bin/time -v -o "$out/time.log" "$FRICSIM" run "$scene" --quiet --out "$out/run" "$@" \
+        >/dev/null 2>"$out/err.log"; then
+        echo "| $label | failed: $(tail -1 "$out/err.log") |"
+        return
+    fi
+    local fr
+    fr=$(grep -o 'frame_rate: [0-9.e-]*' "$out/run/scene.effective.ron" | head -1 | awk '{ print $2 }')
+    awk -F, -v label="$label" -v mu="$mu" -v el="$elems" -v ve="$verts" -v herr="$herr" -v fr="$fr" '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        { n++; c = $col["active_contacts"]; if (c > cmax) cmax = c
+          k = $col["solver_iterations"]; ks += k; if (k > kmax) kmax = k
+          p = $col["passes_per_projection"]; if (p > 0) { ps += p; np++ } if (p > pmax) pmax = p
+          wall += $col["wall_s"]; t = $col["time"] }
+        END { printf "| %s | %d | %d | %g | %d | %s | %s | %d | %d / %.2f | %.0f / %.1f | %.1f s | %.3f |\n",
+              label, el, ve, t / n, n, herr, mu, cmax, kmax, ks / n, pmax, (np ? ps / np : 0), wall, wall / (t * fr) }
+    ' "$out/run/stats.csv"
+}
+
+echo "| example | elems | verts | Δt (s) | steps | h_err | μ | n | k_t max / avg | i_k max / avg | time | s/frame |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+for mu in 0.01 0.5 1.0; do
+    table2 "ball spin" "$mu" scenes/ball_spin.ron --set "friction.pairs[0].mu=$mu"
+done
+table2 "stick-slip chatter (stool)" 0.2 scenes/stool.ron
+table2 "ball on a trampoline" 0.2 scenes/trampoline.ron
+echo
 
 echo "| run | n mean / max | IPM it./step | predictor s/step | friction s/step | k_t | i_k | s/step | s/frame | failed steps | peak RSS (MB) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"

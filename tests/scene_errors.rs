@@ -484,3 +484,27 @@ fn penalty_cloth_and_shell_mistakes_are_named() {
         edit("Box(size: (0.1, 0.1, 0.1), cells: (2, 2, 2))", "Bowl(radius: 0.1, inner_radius: 0.0, resolution: 5)");
     assert_has(&err(&bowl), &["bodies[0].mesh.inner_radius", "bodies[0].mesh.resolution", "even"]);
 }
+
+/// A mesh collider needs the Smooth pipeline (it generates an MLS field), a `.ply`/`.obj` file
+/// that exists, and a positive scale.
+#[test]
+fn mesh_collider_needs_smooth_an_existing_file_and_a_positive_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = r#"Mesh(name: "ground", material: "wood", path: "ground.obj", scale: -1.0)"#;
+    let text = edit(r#"Plane(name: "floor", material: "wood")"#, mesh);
+    std::fs::write(dir.path().join("scene.ron"), &text).unwrap();
+    let e = load_scene(&dir.path().join("scene.ron"), &[]).unwrap_err().to_string();
+    assert_has(
+        &e,
+        &[
+            "colliders[0].path = \"ground.obj\": file not found",
+            "colliders[0].scale = -1",
+            "a mesh collider needs `pipeline: Smooth(..)`",
+        ],
+    );
+    let smooth = text.replace("pipeline: Penalty(newton: (max_iterations: 20)),", "pipeline: Smooth(field: (radius: 0.05)),");
+    std::fs::write(dir.path().join("scene.ron"), smooth.replace("scale: -1.0", "scale: 1.0")).unwrap();
+    let e = load_scene(&dir.path().join("scene.ron"), &[]).unwrap_err().to_string();
+    assert!(!e.contains("needs `pipeline: Smooth"), "{e}");
+    assert_has(&e, &["colliders[0].path = \"ground.obj\": file not found"]);
+}

@@ -61,20 +61,25 @@ pub fn implicit_surfaces(model: &Model, q: &[f64], rigid: &[crate::rigid::RigidB
     if !matches!(model.pipeline, PipelineSpec::Smooth(_)) {
         return s;
     }
-    for (body, r) in rigid.iter().zip(&model.rigids) {
-        let f = crate::pipeline::smooth::rigid_field::RigidSurface::new(&body.shape, kernel, radius);
+    use crate::pipeline::smooth::rigid_field::RigidSurface;
+    let rigid_fields =
+        rigid.iter().zip(&model.rigids).map(|(b, r)| (r.name.as_str(), RigidSurface::new(&b.shape, kernel, radius)));
+    let mesh_fields = model
+        .mesh_colliders
+        .iter()
+        .map(|m| (m.name.as_str(), RigidSurface::from_mesh(m.vertices.clone(), m.triangles.clone(), kernel, radius)));
+    for (name, f) in rigid_fields.chain(mesh_fields) {
         let _ = writeln!(
             s,
-            "  implicit surface of rigid '{}': {kernel:?}, radius {radius} m, {} triangles, {} contact points, largest \
-             triangle {:.4e} m, h_err {:.3e}",
-            r.name,
+            "  implicit surface of '{name}': {kernel:?}, radius {radius} m, {} triangles, {} points, largest triangle \
+             {:.4e} m, h_err {:.3e}",
             f.field.triangles.len(),
             f.q.len() / 3,
             f.field.largest_triangle(&f.q),
             f.field.approximation_error(&f.q)
         );
         if let Some(w) = f.field.radius_warning(&f.q) {
-            let _ = writeln!(s, "  warning: pipeline.field.radius: rigid '{}': {w}", r.name);
+            let _ = writeln!(s, "  warning: pipeline.field.radius: '{name}': {w}");
         }
     }
     s

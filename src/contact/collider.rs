@@ -43,16 +43,40 @@ pub struct Placement {
     pub rotation: Matrix3<f64>,
 }
 
+impl Placement {
+    /// Where an object placed at `position` with `rotation` at t = 0 is at time `t` under
+    /// `motion` (its origin and axes follow it).
+    pub fn of(position: &Vector3<f64>, rotation: &Matrix3<f64>, motion: &Motion, t: f64) -> Placement {
+        let center = motion.point(position, t);
+        let rotation =
+            if motion.rotates() { motion.rotation(t).to_rotation_matrix().into_inner() * rotation } else { *rotation };
+        Placement { center, rotation }
+    }
+}
+
+/// A triangle-mesh collider (`Smooth` pipeline: it generates an MLS field): its mesh in its own
+/// frame, placed and moved as the analytic colliders are.
+#[derive(Debug, Clone)]
+pub struct MeshCollider {
+    pub name: String,
+    pub material: usize,
+    pub vertices: Vec<Vector3<f64>>,
+    pub triangles: Vec<[usize; 3]>,
+    pub rotation: Matrix3<f64>,
+    pub position: Vector3<f64>,
+    pub motion: Motion,
+}
+
+impl MeshCollider {
+    pub fn placement(&self, t: f64) -> Placement {
+        Placement::of(&self.position, &self.rotation, &self.motion, t)
+    }
+}
+
 impl Collider {
     /// The collider's placement at time `t`.
     pub fn placement(&self, t: f64) -> Placement {
-        let center = self.motion.point(&self.position, t);
-        let rotation = if self.motion.rotates() {
-            self.motion.rotation(t).to_rotation_matrix().into_inner() * self.rotation
-        } else {
-            self.rotation
-        };
-        Placement { center, rotation }
+        Placement::of(&self.position, &self.rotation, &self.motion, t)
     }
 
     /// Signed distance `d` (positive outside) and outward unit normal `n = grad d` at world point

@@ -252,6 +252,8 @@ pub struct Model {
     pub colliders: Vec<Collider>,
     /// Per collider: matchstick structure direction in world axes.
     pub collider_structure: Vec<Option<Vector3<f64>>>,
+    /// Triangle-mesh colliders (`Smooth` only), apart from the analytic ones.
+    pub mesh_colliders: Vec<crate::contact::collider::MeshCollider>,
     pub rigids: Vec<Rigid>,
     pub cloths: Vec<Cloth>,
     pub rod_bundles: Vec<RodBundle>,

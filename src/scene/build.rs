@@ -236,9 +236,33 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     }
     attach_roots(loaded, &mut rod_bundles, &rigid_state, &node_is_kinematic, &node_body, &q, &mut v)?;
 
-    let collider_structure = scene
+    let mesh_colliders = scene
         .colliders
         .iter()
+        .enumerate()
+        .filter_map(|(k, c)| match c {
+            ColliderSpec::Mesh { name, material, path, scale, position, rotation, motion: mo } => {
+                Some((k, name, material, path, scale, position, rotation, mo))
+            }
+            _ => None,
+        })
+        .map(|(k, name, material, path, scale, position, rotation, mo)| {
+            let full = super::resolve_path(&loaded.base_dir, path);
+            let m = crate::mesh::read_tri_mesh(&full)
+                .map_err(|err| error_at(&loaded.path, &format!("colliders[{k}].path"), err.to_string()))?;
+            Ok(crate::contact::collider::MeshCollider {
+                name: name.clone(),
+                material: mat_index(material).unwrap_or(0),
+                vertices: m.vertices.iter().map(|v| v * *scale).collect(),
+                triangles: m.triangles,
+                rotation: rotation_from_degrees(*rotation),
+                position: Vector3::from(*position),
+                motion: motion(mo),
+            })
+        })
+        .collect::<Result<Vec<_>, SceneError>>()?;
+    let analytic = || scene.colliders.iter().filter(|c| !matches!(c, ColliderSpec::Mesh { .. }));
+    let collider_structure = analytic()
         .map(|c| match c {
             ColliderSpec::Plane { structure: Some(s), rotation, .. }
             | ColliderSpec::Box { structure: Some(s), rotation, .. } => {
@@ -247,11 +271,10 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             _ => None,
         })
         .collect();
-    let colliders = scene
-        .colliders
-        .iter()
-        .map(|c| {
+    let colliders = analytic()
+        .filter_map(|c| {
             let (name, material, shape, position, rotation, mo) = match c {
+                ColliderSpec::Mesh { .. } => return None,
                 ColliderSpec::Plane { name, material, position, rotation, motion, .. } => {
                     (name, material, Shape::Plane, position, *rotation, motion)
                 }
@@ -270,14 +293,14 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                     motion,
                 ),
             };
-            Collider {
+            Some(Collider {
                 name: name.clone(),
                 material: mat_index(material).unwrap_or(0),
                 shape,
                 rotation: rotation_from_degrees(rotation),
                 position: Vector3::from(*position),
                 motion: motion(mo),
-            }
+            })
         })
         .collect();
 
@@ -305,6 +328,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         solids,
         colliders,
         collider_structure,
+        mesh_colliders,
         rigids,
         cloths,
         rod_bundles,

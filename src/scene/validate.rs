@@ -101,7 +101,7 @@ pub fn validate(scene: &Scene, base_dir: &Path) -> Vec<Issue> {
     materials(&mut c, scene);
     friction(&mut c, scene);
     bodies(&mut c, scene, base_dir);
-    colliders(&mut c, scene);
+    colliders(&mut c, scene, base_dir);
     pipeline(&mut c, scene);
     c.issues
 }
@@ -981,11 +981,12 @@ fn collider_name(col: &ColliderSpec) -> &str {
         ColliderSpec::Plane { name, .. }
         | ColliderSpec::Box { name, .. }
         | ColliderSpec::Sphere { name, .. }
+        | ColliderSpec::Mesh { name, .. }
         | ColliderSpec::Cylinder { name, .. } => name,
     }
 }
 
-fn colliders(c: &mut Checks, s: &Scene) {
+fn colliders(c: &mut Checks, s: &Scene, base_dir: &Path) {
     for (i, col) in s.colliders.iter().enumerate() {
         let p = format!("colliders[{i}]");
         c.name(&format!("{p}.name"), collider_name(col), "a collider name");
@@ -1002,6 +1003,19 @@ fn colliders(c: &mut Checks, s: &Scene) {
             ColliderSpec::Cylinder { material, radius, length, motion, .. } => {
                 c.positive(&format!("{p}.radius"), *radius, " (m)");
                 c.positive(&format!("{p}.length"), *length, " (m)");
+                (material, motion)
+            }
+            ColliderSpec::Mesh { material, path, scale, motion, .. } => {
+                c.positive(&format!("{p}.scale"), *scale, "");
+                file(c, &format!("{p}.path"), path, &["ply", "obj"], "a `.ply` or `.obj` triangle mesh", base_dir);
+                if !matches!(s.pipeline, PipelineSpec::Smooth(_)) {
+                    c.push(
+                        p.clone(),
+                        Some(format!("Mesh(name: {:?}, ..)", collider_name(col))),
+                        "a mesh collider needs `pipeline: Smooth(..)`, where it generates an MLS field (the other \
+                         pipelines take Plane, Box, Sphere and Cylinder colliders)",
+                    );
+                }
                 (material, motion)
             }
         };

@@ -36,6 +36,7 @@ pub enum FieldId {
     Collider(usize),
     Solid(usize),
     Rigid(usize),
+    Mesh(usize),
 }
 
 /// One vertex against one field.
@@ -70,6 +71,8 @@ impl SmoothContact {
 pub struct Fields {
     pub surfaces: Vec<ImplicitSurface>,
     pub rigid: Vec<RigidSurface>,
+    /// The mesh colliders' fields, in their own frames.
+    pub meshes: Vec<RigidSurface>,
 }
 
 impl Fields {
@@ -77,7 +80,12 @@ impl Fields {
         let surfaces =
             model.solids.iter().map(|s| ImplicitSurface::of_solid_boundary(&s.surface, kernel, radius, q)).collect();
         let rigid = bodies.iter().map(|b| RigidSurface::new(&b.shape, kernel, radius)).collect();
-        Fields { surfaces, rigid }
+        let meshes = model
+            .mesh_colliders
+            .iter()
+            .map(|m| RigidSurface::from_mesh(m.vertices.clone(), m.triangles.clone(), kernel, radius))
+            .collect();
+        Fields { surfaces, rigid, meshes }
     }
 
     pub fn update(&mut self, q: &[f64]) {
@@ -135,6 +143,9 @@ pub fn detect(
             for k in 0..model.colliders.len() {
                 ctx.against_collider(vertex, x, (material, mass), k);
             }
+            for (k, mesh) in fields.meshes.iter().enumerate() {
+                ctx.against_mesh(vertex, x, (material, mass), mesh, k);
+            }
             for (s, surface) in fields.surfaces.iter().enumerate().filter(|(s, _)| *s != body) {
                 ctx.against_solid(vertex, x, (material, mass), surface, s);
             }
@@ -149,6 +160,9 @@ pub fn detect(
             let vertex = Vertex::Rigid { body: r, point, rho: x - b.position };
             for k in 0..model.colliders.len() {
                 ctx.against_collider(vertex, x, (rigid.material, b.mass), k);
+            }
+            for (k, mesh) in fields.meshes.iter().enumerate() {
+                ctx.against_mesh(vertex, x, (rigid.material, b.mass), mesh, k);
             }
             for (s, surface) in fields.surfaces.iter().enumerate() {
                 ctx.against_solid(vertex, x, (rigid.material, b.mass), surface, s);
@@ -209,6 +223,37 @@ impl Context<'_> {
             frame,
             cone,
             gap: d,
+            point: x,
+            mass,
+        });
+    }
+
+    /// A vertex against mesh collider `k`'s field, which moves by its script: `bias` holds the
+    /// collider's own velocity there, as for the analytic colliders.
+    fn against_mesh(
+        &mut self,
+        vertex: Vertex,
+        x: Vector3<f64>,
+        (material, mass): (usize, f64),
+        mesh: &RigidSurface,
+        k: usize,
+    ) {
+        let (model, h) = (self.model, self.h);
+        let c = &model.mesh_colliders[k];
+        let at = c.placement(self.t);
+        let Some((gap, n)) = mesh.distance_at(&at.center, &at.rotation, &x) else { return };
+        let (frame, cone) = friction_law(model, (material, c.material), &n, None);
+        let v_col = c.motion.step(self.t, h).field_at_start().at(&x);
+        let (nodes, blocks) = vertex_blocks(self.layout, vertex, &frame.transpose(), 1.0).into_iter().unzip();
+        self.out.push(SmoothContact {
+            vertex: self.vertex_id(vertex),
+            field: FieldId::Mesh(k),
+            nodes,
+            blocks,
+            bias: Vector3::new(gap / h, 0.0, 0.0) - frame.transpose() * v_col,
+            frame,
+            cone,
+            gap,
             point: x,
             mass,
         });

@@ -1,5 +1,5 @@
-//! A rigid body in the Smooth pipeline: the MLS field of its surface (000 §4.1: "a rigid mesh
-//! generates a field" as any triangle surface does) and its contact points.
+//! A rigid body or a mesh collider in the Smooth pipeline: the MLS field of its surface (000 §4.1:
+//! "a rigid mesh generates a field" as any triangle surface does) and its contact points.
 //!
 //! The surface is the shape's tessellation, refined until no edge is longer than the field's
 //! radius R (so that R exceeds half the largest triangle with room to spare, and the field is
@@ -10,7 +10,7 @@
 use crate::contact::implicit::{ImplicitSurface, Kernel};
 use crate::rigid::body::RigidBody;
 use crate::rigid::shape::RigidShape;
-use nalgebra::Vector3;
+use nalgebra::{Matrix3, Vector3};
 use std::collections::HashMap;
 
 /// Refinement stops at this many triangles (a body far larger than R): the field is then
@@ -34,6 +34,12 @@ impl RigidSurface {
             _ => 12,
         };
         let (v, t) = shape.tessellate(segments);
+        RigidSurface::from_mesh(v, t, kernel, radius)
+    }
+
+    /// The field of a triangle mesh in its own frame (refined like a shape's tessellation: 000
+    /// advises resampling static collision meshes to a uniform triangulation).
+    pub fn from_mesh(v: Vec<Vector3<f64>>, t: Vec<[usize; 3]>, kernel: Kernel, radius: f64) -> RigidSurface {
         let (v, t) = refine(v, t, radius);
         let q: Vec<f64> = v.iter().flat_map(|x| [x.x, x.y, x.z]).collect();
         let field = ImplicitSurface::new(t, kernel, radius, &q);
@@ -48,11 +54,21 @@ impl RigidSurface {
     /// `Ψ/|∇Ψ|` (m, first-order distance to the zero set) and the world unit normal at world
     /// point `x` for the body's pose; `None` outside the field's reach.
     pub fn distance(&self, body: &RigidBody, x: &Vector3<f64>) -> Option<(f64, Vector3<f64>)> {
-        let local = body.orientation.inverse() * (x - body.position);
+        self.distance_at(&body.position, &body.rotation(), x)
+    }
+
+    /// The same for the surface placed at `center` with the local-to-world `rotation`.
+    pub fn distance_at(
+        &self,
+        center: &Vector3<f64>,
+        rotation: &Matrix3<f64>,
+        x: &Vector3<f64>,
+    ) -> Option<(f64, Vector3<f64>)> {
+        let local = rotation.transpose() * (x - center);
         let (psi, g) = self.field.potential_gradient(&self.q, [local.x, local.y, local.z])?;
         let g = Vector3::from(g);
         let n = g.norm();
-        (n > 0.0 && n.is_finite()).then(|| (psi / n, body.orientation * (g / n)))
+        (n > 0.0 && n.is_finite()).then(|| (psi / n, rotation * (g / n)))
     }
 }
 
