@@ -502,7 +502,8 @@ fn mesh_collider_needs_smooth_an_existing_file_and_a_positive_scale() {
             "a mesh collider needs `pipeline: Smooth(..)`",
         ],
     );
-    let smooth = text.replace("pipeline: Penalty(newton: (max_iterations: 20)),", "pipeline: Smooth(field: (radius: 0.05)),");
+    let smooth =
+        text.replace("pipeline: Penalty(newton: (max_iterations: 20)),", "pipeline: Smooth(field: (radius: 0.05)),");
     std::fs::write(dir.path().join("scene.ron"), smooth.replace("scale: -1.0", "scale: 1.0")).unwrap();
     let e = load_scene(&dir.path().join("scene.ron"), &[]).unwrap_err().to_string();
     assert!(!e.contains("needs `pipeline: Smooth"), "{e}");

@@ -29,6 +29,7 @@ use crate::friction::matchstick::MatchstickPair;
 use crate::model::{Model, node, node_arr};
 use crate::rigid::body::RigidBody;
 use nalgebra::{Matrix3, Vector3};
+use std::collections::HashMap;
 
 /// What generates the field a contact is against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -37,6 +38,7 @@ pub enum FieldId {
     Solid(usize),
     Rigid(usize),
     Mesh(usize),
+    Cloth(usize),
 }
 
 /// One vertex against one field.
@@ -70,6 +72,12 @@ impl SmoothContact {
 /// rigid bodies' surfaces, built once in their body frames.
 pub struct Fields {
     pub surfaces: Vec<ImplicitSurface>,
+    /// The side (+1 or −1 along the sheet's normal) of every vertex near a cloth's sheet at the
+    /// last detection: a vertex in contact sits at Ψ = 0 up to round-off, where the sign of Ψ
+    /// says nothing, and it can never cross the sheet.
+    pub sides: HashMap<(usize, usize), f64>,
+    /// The cloths' sheets (two-sided), touched by the vertices of other cloths.
+    pub cloths: Vec<ImplicitSurface>,
     pub rigid: Vec<RigidSurface>,
     /// The mesh colliders' fields, in their own frames.
     pub meshes: Vec<RigidSurface>,
@@ -85,11 +93,13 @@ impl Fields {
             .iter()
             .map(|m| RigidSurface::from_mesh(m.vertices.clone(), m.triangles.clone(), kernel, radius))
             .collect();
-        Fields { surfaces, rigid, meshes }
+        let cloths =
+            model.cloths.iter().map(|c| ImplicitSurface::new(c.triangles.clone(), kernel, radius, q)).collect();
+        Fields { surfaces, sides: HashMap::new(), cloths, rigid, meshes }
     }
 
     pub fn update(&mut self, q: &[f64]) {
-        for s in &mut self.surfaces {
+        for s in self.surfaces.iter_mut().chain(&mut self.cloths) {
             s.update(q);
         }
     }
@@ -121,7 +131,7 @@ fn vertex_blocks(layout: &Layout, vertex: Vertex, rows: &Matrix3<f64>, sign: f64
 /// rigid body; points of dynamic rigid bodies within reach of a collider or a solid's field.
 pub fn detect(
     model: &Model,
-    fields: &Fields,
+    fields: &mut Fields,
     layout: &Layout,
     (q, v, bodies): (&[f64], &[f64], &[RigidBody]),
     t: f64,
@@ -135,7 +145,10 @@ pub fn detect(
         .chain(bodies.iter().map(|b| b.linear_velocity.norm() + b.angular_velocity.norm() * b.shape.bounding_radius()))
         .fold(0.0, f64::max);
     let reach = radius.max(2.0 * h * (vmax + h * model.gravity.norm()));
-    let mut ctx = Context { model, layout, q, bodies, t, h, reach, out: &mut out };
+    let previous = std::mem::take(&mut fields.sides);
+    let mut sides = HashMap::new();
+    let mut ctx =
+        Context { model, layout, q, bodies, t, h, reach, out: &mut out, previous: &previous, sides: &mut sides };
     for (body, (material, vertices)) in contact_vertices(model).into_iter().enumerate() {
         for &i in vertices.iter().filter(|&&i| !model.node_is_kinematic[i]) {
             let vertex = Vertex::Node(i);
@@ -147,7 +160,22 @@ pub fn detect(
                 ctx.against_mesh(vertex, x, (material, mass), mesh, k);
             }
             for (s, surface) in fields.surfaces.iter().enumerate().filter(|(s, _)| *s != body) {
-                ctx.against_solid(vertex, x, (material, mass), surface, s);
+                ctx.against_deformable(
+                    vertex,
+                    x,
+                    (material, mass),
+                    (surface, FieldId::Solid(s), model.solids[s].material),
+                );
+            }
+            if let Some(own) = body.checked_sub(model.solids.len()) {
+                for (c, sheet) in fields.cloths.iter().enumerate().filter(|(c, _)| *c != own) {
+                    ctx.against_deformable(
+                        vertex,
+                        x,
+                        (material, mass),
+                        (sheet, FieldId::Cloth(c), model.cloths[c].material),
+                    );
+                }
             }
             for (r, surface) in fields.rigid.iter().enumerate() {
                 ctx.against_rigid(i, x, material, surface, r);
@@ -165,10 +193,16 @@ pub fn detect(
                 ctx.against_mesh(vertex, x, (rigid.material, b.mass), mesh, k);
             }
             for (s, surface) in fields.surfaces.iter().enumerate() {
-                ctx.against_solid(vertex, x, (rigid.material, b.mass), surface, s);
+                ctx.against_deformable(
+                    vertex,
+                    x,
+                    (rigid.material, b.mass),
+                    (surface, FieldId::Solid(s), model.solids[s].material),
+                );
             }
         }
     }
+    fields.sides = sides;
     out
 }
 
@@ -189,6 +223,9 @@ struct Context<'a> {
     h: f64,
     reach: f64,
     out: &'a mut Vec<SmoothContact>,
+    /// Sides of the vertices near cloth sheets at the last detection, and at this one.
+    previous: &'a HashMap<(usize, usize), f64>,
+    sides: &'a mut HashMap<(usize, usize), f64>,
 }
 
 impl Context<'_> {
@@ -292,13 +329,16 @@ impl Context<'_> {
         });
     }
 
-    fn against_solid(
+    /// A vertex against the field of a deformable body's surface (a solid's boundary, or a
+    /// cloth's sheet), whose nodes are unknowns: the stencil holds the vertex and every node of
+    /// the neighbouring triangles. A sheet has two sides: the vertex keeps the side it starts the
+    /// step on (Ψ and its derivatives change sign with it).
+    fn against_deformable(
         &mut self,
         vertex: Vertex,
         x: Vector3<f64>,
         (material, mass): (usize, f64),
-        surface: &ImplicitSurface,
-        s: usize,
+        (surface, field, field_material): (&ImplicitSurface, FieldId, usize),
     ) {
         let (model, q, h) = (self.model, self.q, self.h);
         let xa = [x.x, x.y, x.z];
@@ -307,13 +347,26 @@ impl Context<'_> {
             return;
         }
         let tris: Vec<[[f64; 3]; 3]> = ids.iter().map(|&t| surface.triangles[t].map(|j| node_arr(q, j))).collect();
-        let Some((psi, gx, gp, w)) = potential_derivatives(xa, &tris, surface.kernel, surface.radius) else { return };
+        let Some((mut psi, mut gx, mut gp, w)) = potential_derivatives(xa, &tris, surface.kernel, surface.radius)
+        else {
+            return;
+        };
+        if let FieldId::Cloth(c) = field {
+            let key = (self.vertex_id(vertex), c);
+            let side = self.previous.get(&key).copied().unwrap_or(if psi < 0.0 { -1.0 } else { 1.0 });
+            self.sides.insert(key, side);
+            if side < 0.0 {
+                psi = -psi;
+                gx = gx.map(|g| -g);
+                gp.iter_mut().flatten().flatten().for_each(|g| *g = -*g);
+            }
+        }
         let gn = Vector3::from(gx).norm();
         if !(gn > 0.0 && gn.is_finite()) {
             return;
         }
         let n = Vector3::from(gx) / gn;
-        let (frame, cone) = friction_law(model, (material, model.solids[s].material), &n, None);
+        let (frame, cone) = friction_law(model, (material, field_material), &n, None);
         let (t, b) = (frame.column(1).into_owned(), frame.column(2).into_owned());
         let (mut nodes, mut blocks): (Vec<usize>, Vec<Matrix3<f64>>) =
             vertex_blocks(self.layout, vertex, &frame.transpose(), 1.0).into_iter().unzip();
@@ -343,7 +396,7 @@ impl Context<'_> {
         let gap = psi / gn;
         self.out.push(SmoothContact {
             vertex: self.vertex_id(vertex),
-            field: FieldId::Solid(s),
+            field,
             nodes,
             blocks,
             bias: Vector3::new(gap / h, 0.0, 0.0),

@@ -121,7 +121,7 @@ impl Pipeline for SmoothPipeline {
         let start = Instant::now();
         self.fields.update(&state.q);
         let layout = Layout::new(model, &state.rigid);
-        let contacts = contacts::detect(model, &self.fields, &layout, (&state.q, &state.v, &state.rigid), t0, h);
+        let contacts = contacts::detect(model, &mut self.fields, &layout, (&state.q, &state.v, &state.rigid), t0, h);
         stats.detection_s = start.elapsed().as_secs_f64();
         let stage = StageSystem { dq_dv: h, bh: ForceWeights::whole(h), t0, duration: h };
         // Predicted velocities without contact: the nodes' kinematic ones, the rigid bodies'
