@@ -250,16 +250,28 @@ impl Context<'_> {
             model.collider_structure[k].map(|s| if c.motion.rotates() { c.motion.rotation(self.t) * s } else { s });
         let (frame, cone) = friction_law(model, (material, c.material), &n, structure);
         let v_col = c.motion.step(self.t, h).field_at_start().at(&x);
+        self.push_scripted(vertex, (x, mass), FieldId::Collider(k), (d, frame, cone), v_col);
+    }
+
+    /// A contact against a scripted field (a collider) moving at `v_col` where the vertex is.
+    fn push_scripted(
+        &mut self,
+        vertex: Vertex,
+        (x, mass): (Vector3<f64>, f64),
+        field: FieldId,
+        (gap, frame, cone): (f64, Matrix3<f64>, Cone),
+        v_col: Vector3<f64>,
+    ) {
         let (nodes, blocks) = vertex_blocks(self.layout, vertex, &frame.transpose(), 1.0).into_iter().unzip();
         self.out.push(SmoothContact {
             vertex: self.vertex_id(vertex),
-            field: FieldId::Collider(k),
+            field,
             nodes,
             blocks,
-            bias: Vector3::new(d / h, 0.0, 0.0) - frame.transpose() * v_col,
+            bias: Vector3::new(gap / self.h, 0.0, 0.0) - frame.transpose() * v_col,
             frame,
             cone,
-            gap: d,
+            gap,
             point: x,
             mass,
         });
@@ -281,19 +293,7 @@ impl Context<'_> {
         let Some((gap, n)) = mesh.distance_at(&at.center, &at.rotation, &x) else { return };
         let (frame, cone) = friction_law(model, (material, c.material), &n, None);
         let v_col = c.motion.step(self.t, h).field_at_start().at(&x);
-        let (nodes, blocks) = vertex_blocks(self.layout, vertex, &frame.transpose(), 1.0).into_iter().unzip();
-        self.out.push(SmoothContact {
-            vertex: self.vertex_id(vertex),
-            field: FieldId::Mesh(k),
-            nodes,
-            blocks,
-            bias: Vector3::new(gap / h, 0.0, 0.0) - frame.transpose() * v_col,
-            frame,
-            cone,
-            gap,
-            point: x,
-            mass,
-        });
+        self.push_scripted(vertex, (x, mass), FieldId::Mesh(k), (gap, frame, cone), v_col);
     }
 
     /// A deformable vertex against rigid body `r`'s field: the gap rate is the normal part of
