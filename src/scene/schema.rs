@@ -625,6 +625,19 @@ pub enum ColliderSpec {
         #[serde(default)]
         motion: MotionSpec,
     },
+    /// Solid capped cylinder with its axis along the local z axis.
+    Cylinder {
+        name: String,
+        material: String,
+        radius: f64,
+        length: f64,
+        #[serde(default)]
+        position: Vec3,
+        #[serde(default)]
+        rotation: Vec3,
+        #[serde(default)]
+        motion: MotionSpec,
+    },
     /// A triangle mesh (`.obj` or `.ply`, relative to the scene file, times `scale`) whose
     /// triangles face outward: any shape, convex or not, open (a terrain: the side its normals
     /// face is outside) or closed. `Smooth` pipeline only: it generates an MLS field.
@@ -634,19 +647,6 @@ pub enum ColliderSpec {
         path: String,
         #[serde(default = "one")]
         scale: f64,
-        #[serde(default)]
-        position: Vec3,
-        #[serde(default)]
-        rotation: Vec3,
-        #[serde(default)]
-        motion: MotionSpec,
-    },
-    /// Solid capped cylinder with its axis along the local z axis.
-    Cylinder {
-        name: String,
-        material: String,
-        radius: f64,
-        length: f64,
         #[serde(default)]
         position: Vec3,
         #[serde(default)]
