@@ -80,7 +80,12 @@ fn drop_run(extra: &[&str]) -> (tempfile::TempDir, PathBuf, Output) {
 // ---------------------------------------------------------------- readers
 
 /// `(timestep, file)` of every `DataSet` of a `.pvd`, in file order.
+/// The bodies' entries of a `.pvd` (the colliders' series, `vtk/collider_*`, left out).
 fn read_pvd(path: &Path) -> Vec<(f64, String)> {
+    read_pvd_all(path).into_iter().filter(|(_, f)| !f.starts_with("vtk/collider_")).collect()
+}
+
+fn read_pvd_all(path: &Path) -> Vec<(f64, String)> {
     use quick_xml::events::Event;
     let xml = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {path:?}: {e}"));
     let mut reader = quick_xml::Reader::from_str(&xml);
@@ -273,9 +278,16 @@ fn pvd_lists_every_frame_with_its_time_in_order() {
         assert_eq!(file, &format!("vtk/block_{k:05}.vtu"));
         assert!(out_dir.join(file).is_file(), "{file} is listed but missing");
     }
-    // No stray frames beyond the listed ones.
+    // The ground (a plane that never moves) is listed at every frame, written once.
+    let all = read_pvd_all(&out_dir.join("drop.pvd"));
+    let ground: Vec<_> = all.iter().filter(|(_, f)| f.starts_with("vtk/collider_")).collect();
+    assert_eq!(ground.len(), FRAMES + 1, "{all:?}");
+    assert!(ground.iter().all(|(_, f)| f == "vtk/collider_ground_00000.vtu"), "{ground:?}");
+    // No stray frames beyond the listed ones: the block's, the ground's one, and the two
+    // series' collections (`block.pvd`, `collider_ground.pvd`).
     let on_disk = std::fs::read_dir(out_dir.join("vtk")).unwrap().count();
-    assert_eq!(on_disk, FRAMES + 1, "vtk/ holds unlisted files");
+    assert_eq!(on_disk, FRAMES + 1 + 1 + 2, "vtk/ holds unlisted files");
+    assert_eq!(read_pvd_all(&out_dir.join("vtk/block.pvd")).len(), FRAMES + 1);
 }
 
 #[test]
@@ -549,7 +561,18 @@ fn rerun_into_the_same_folder_leaves_no_stale_frames() {
         v.sort();
         v
     };
-    assert_eq!(names("vtk"), ["block_00000.vtu", "block_00001.vtu", "block_00002.vtu", "notes.txt"]);
+    assert_eq!(
+        names("vtk"),
+        [
+            "block.pvd",
+            "block_00000.vtu",
+            "block_00001.vtu",
+            "block_00002.vtu",
+            "collider_ground.pvd",
+            "collider_ground_00000.vtu",
+            "notes.txt"
+        ]
+    );
     assert_eq!(names("ply"), ["block_00000.ply", "block_00001.ply", "block_00002.ply"]);
     assert_eq!(read_pvd(&out_dir.join("drop.pvd")).len(), 3);
     assert_eq!(std::fs::read_to_string(notes).unwrap(), "mine");
@@ -599,7 +622,13 @@ fn failed_step_stops_the_run_with_exit_1_and_keeps_earlier_frames() {
         let f = read_frame(&out_dir.join(file));
         assert_eq!(f.points.len(), NODES);
     }
-    assert_eq!(std::fs::read_dir(out_dir.join("vtk")).unwrap().count(), frames);
+    // The block's frames, and beside them the ground's one file and the two series' collections.
+    let vtk: Vec<String> = std::fs::read_dir(out_dir.join("vtk"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(vtk.iter().filter(|n| n.starts_with("block_")).count(), frames, "{vtk:?}");
+    assert_eq!(vtk.len(), frames + 3, "{vtk:?}");
     assert_eq!(std::fs::read_dir(out_dir.join("ply")).unwrap().count(), frames);
 }
 

@@ -127,3 +127,61 @@ fn paraview_opens_and_renders_the_series() {
         std::fs::copy(&png, keep).expect("copy screenshot");
     }
 }
+
+/// Fraction of the picture's pixels that differ from its top-left (background) pixel, and of
+/// those that are the colliders' translucent grey over the background (all three channels equal
+/// within 12 and differing from the background).
+fn coverage(png: &Path) -> (f64, f64) {
+    let img = image::open(png).expect("a PNG").to_rgb8();
+    let bg = *img.get_pixel(0, 0);
+    let total = (img.width() * img.height()) as f64;
+    let differs = img.pixels().filter(|p| p.0.iter().zip(bg.0).any(|(a, b)| a.abs_diff(b) > 8)).count() as f64;
+    let grey = img
+        .pixels()
+        .filter(|p| {
+            let [r, g, b] = p.0;
+            p.0.iter().zip(bg.0).any(|(a, b)| a.abs_diff(b) > 8) && r.abs_diff(g) < 12 && g.abs_diff(b) < 12
+        })
+        .count() as f64;
+    (differs / total, grey / total)
+}
+
+/// Three shipped scenes (penalty, rigid, cloth) run for a few frames and opened by the
+/// `open_in_paraview.py` each run writes, rendered by pvbatch: the pictures are not blank
+/// (over 2 % of the pixels differ from the background), and the colliders' grey shows (over
+/// 1 %). The same command, `pvbatch open_in_paraview.py last.png`, is what the README gives.
+#[test]
+#[ignore = "needs ParaView (apt-get install -y paraview python3-paraview xvfb xauth); see the file's doc comment"]
+fn shipped_scenes_open_with_their_colliders() {
+    const BIN: &str = env!("CARGO_BIN_EXE_fricsim");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (scene, duration) in [
+        ("scenes/validation/ramp10.ron", "0.3"),
+        ("scenes/capsule_hopper.ron", "0.1"),
+        ("scenes/cloth_on_box.ron", "0.2"),
+    ] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let out = dir.path().join("run");
+        let st = Command::new(BIN)
+            .args(["run", root.join(scene).to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()])
+            .args(["--set", &format!("duration={duration}")])
+            .status()
+            .expect("run fricsim");
+        assert!(st.success(), "{scene}: the run failed");
+        let png = dir.path().join("last.png");
+        let pv = Command::new("xvfb-run")
+            .args(["-a", "-s", "-screen 0 1280x1024x24", "pvbatch", "open_in_paraview.py"])
+            .arg(&png)
+            .current_dir(&out)
+            .output()
+            .expect("run xvfb-run pvbatch");
+        assert!(pv.status.success(), "{scene}: pvbatch failed: {}", String::from_utf8_lossy(&pv.stderr));
+        let (shown, grey) = coverage(&png);
+        println!("{scene}: {:.1} % of the pixels drawn, {:.1} % collider grey", 100.0 * shown, 100.0 * grey);
+        assert!(shown > 0.02 && grey > 0.01, "{scene}: the picture is blank or shows no collider");
+        if let Ok(keep) = std::env::var("FRICSIM_PARAVIEW_PNG") {
+            let name = Path::new(scene).file_stem().unwrap().to_string_lossy().into_owned();
+            std::fs::copy(&png, format!("{keep}.{name}.png")).expect("copy screenshot");
+        }
+    }
+}

@@ -45,6 +45,7 @@ fn exit_status_strings() {
     let s = |st: RunStatus| serde_json::to_value(st).expect("serialize");
     assert_eq!(s(RunStatus::Completed), "completed");
     assert_eq!(s(RunStatus::Interrupted), "interrupted");
+    assert_eq!(s(RunStatus::Running), "running");
     assert_eq!(s(RunStatus::Failed("NaN in velocity".into())), "failed: NaN in velocity");
 }
 

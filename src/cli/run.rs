@@ -172,6 +172,8 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
         eprintln!("  output: {}", out_dir.display());
     }
     let mut summary = RunSummary::start(&model.name, &args.scene, &out_dir);
+    summary.exit_status = RunStatus::Running;
+    summary.write(&out_dir.join("run.json")).map_err(failed)?;
     let mut totals = Totals::default();
     let started = Instant::now();
     if model.settle_steps > 0 && !args.quiet {
@@ -306,7 +308,7 @@ fn simulate(sim: &mut Simulation, out_dir: &Path, quiet: bool, totals: &mut Tota
     let Simulation { model, state, pipeline } = sim;
     let model = &*model;
     let on_failure = model.pipeline.on_failure();
-    let mut frames = FrameWriter::new(model, out_dir).map_err(|e| failed(&e))?;
+    let mut frames = FrameWriter::new(model, state, out_dir).map_err(|e| failed(&e))?;
     let mut stats = if model.output.stats {
         Some(StatsWriter::create(out_dir.join("stats.csv"), stats_columns(model)).map_err(|e| failed(&e))?)
     } else {

@@ -1,6 +1,8 @@
-//! Per-frame output of a model: one VTU and one PLY per body, and the `.pvd` collection.
+//! Per-frame output of a model: one VTU and one PLY per body, the colliders' geometry (VTU), and
+//! the `.pvd` collection.
 
 use super::OutputError;
+use super::colliders::{ColliderGeometry, collider_geometry};
 use super::ply::write_ply;
 use super::pvd::PvdCollection;
 use super::vtu::{Cells, UnstructuredSnapshot, write_vtu};
@@ -20,6 +22,12 @@ pub struct FrameWriter {
     /// Per cloth: triangles, and per rod bundle: segments, in local node numbering.
     cloth_triangles: Vec<Vec<[usize; 3]>>,
     rod_segments: Vec<Vec<[usize; 2]>>,
+    /// The colliders' geometry, and the file of each one that never moves once written.
+    colliders: Vec<ColliderGeometry>,
+    collider_files: Vec<Option<String>>,
+    /// One collection per series (`vtk/<series>.pvd`), so that each body, collider or the contact
+    /// points can be opened, coloured and hidden on its own (`open_in_paraview.py`).
+    series: std::collections::BTreeMap<String, PvdCollection>,
 }
 
 /// Per-node vectors every nodal body writes: velocity, contact force, friction force.
@@ -41,7 +49,9 @@ impl NodalFields {
 }
 
 impl FrameWriter {
-    pub fn new(model: &Model, out_dir: &Path) -> Result<FrameWriter, OutputError> {
+    /// A writer for `model` starting from `state` (which sizes the planes' patches).
+    pub fn new(model: &Model, state: &State, out_dir: &Path) -> Result<FrameWriter, OutputError> {
+        let colliders = collider_geometry(model, state);
         for (sub, ext) in [("vtk", ".vtu"), ("ply", ".ply")] {
             let dir = out_dir.join(sub);
             std::fs::create_dir_all(&dir).map_err(|e| OutputError::io(&dir, "creating the folder", e))?;
@@ -51,7 +61,8 @@ impl FrameWriter {
             let entries = std::fs::read_dir(&dir).map_err(|e| OutputError::io(&dir, "listing the folder", e))?;
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                let stale = name.to_str().is_some_and(|n| body_names(model).any(|b| is_frame_file(n, b, ext)));
+                let series: Vec<&str> = body_names(model).chain(colliders.iter().map(|c| c.series.as_str())).collect();
+                let stale = name.to_str().is_some_and(|n| series.iter().any(|b| is_frame_file(n, b, ext)));
                 if stale {
                     std::fs::remove_file(entry.path())
                         .map_err(|e| OutputError::io(&entry.path(), "removing a stale frame", e))?;
@@ -80,7 +91,23 @@ impl FrameWriter {
             })
             .collect();
         let pvd = PvdCollection::new(out_dir.join(format!("{}.pvd", model.name)));
-        Ok(FrameWriter { out_dir: out_dir.to_path_buf(), pvd, local, cloth_triangles, rod_segments })
+        let collider_files = vec![None; colliders.len()];
+        let series = std::collections::BTreeMap::new();
+        if model.output.vtk {
+            let bodies: Vec<&str> = body_names(model).filter(|n| *n != CONTACTS).collect();
+            let names: Vec<&str> = colliders.iter().map(|c| c.series.as_str()).collect();
+            super::paraview_script::write(out_dir, &bodies, &names, !model.rigids.is_empty())?;
+        }
+        Ok(FrameWriter {
+            out_dir: out_dir.to_path_buf(),
+            pvd,
+            local,
+            cloth_triangles,
+            rod_segments,
+            colliders,
+            collider_files,
+            series,
+        })
     }
 
     /// Write frame `frame` of every body (and the contact points, if any) and add it to the
@@ -208,7 +235,49 @@ impl FrameWriter {
             }
         }
         if model.output.vtk {
+            self.write_colliders(model, state, frame, &mut files)?;
             self.pvd.add_frame(state.time, &files)?;
+            for f in &files {
+                // `vtk/<series>_<frame>.vtu`, listed from `vtk/<series>.pvd`.
+                let file = f.strip_prefix("vtk/").unwrap_or(f);
+                let name = file.rsplit_once('_').map_or(file, |(n, _)| n);
+                let dir = self.out_dir.join("vtk");
+                let c = self
+                    .series
+                    .entry(name.to_string())
+                    .or_insert_with(|| PvdCollection::new(dir.join(format!("{name}.pvd"))));
+                c.add_frame(state.time, &[file])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every collider posed at the frame's time (one that never moves: its first file again).
+    fn write_colliders(
+        &mut self,
+        model: &Model,
+        state: &State,
+        frame: usize,
+        files: &mut Vec<String>,
+    ) -> Result<(), OutputError> {
+        for (k, c) in self.colliders.iter().enumerate() {
+            if let (false, Some(file)) = (c.moves, &self.collider_files[k]) {
+                files.push(file.clone());
+                continue;
+            }
+            let pts = c.posed(&super::colliders::placement(model, k, state.time));
+            let mark = vec![1.0; c.triangles.len()];
+            let snap = UnstructuredSnapshot {
+                points: &pts,
+                cells: Cells::Triangle(&c.triangles),
+                point_vectors: vec![],
+                point_scalars: vec![],
+                cell_scalars: vec![("collider", &mark)],
+                cell_vectors: vec![],
+            };
+            let rel = self.write_series(&c.series, frame, &snap)?;
+            self.collider_files[k] = Some(rel.clone());
+            files.push(rel);
         }
         Ok(())
     }

@@ -1,7 +1,8 @@
 //! Output layer: everything fricsim writes to disk.
 //!
 //! Layout of a run folder (see `DESIGN.md`, section Output):
-//! `scene.pvd` ([`pvd`]), `vtk/<body>_<frame>.vtu` ([`vtu`]), `ply/<body>_<frame>.ply`
+//! `scene.pvd` ([`pvd`]), `vtk/<body>_<frame>.vtu` ([`vtu`]; colliders as
+//! `vtk/collider_<name>_<frame>.vtu`, [`colliders`]), `ply/<body>_<frame>.ply`
 //! ([`ply`]), `stats.csv` ([`stats`]) and `run.json` ([`summary`]).
 //!
 //! Principle 7 ("output never lies and never half-writes") is enforced here: every whole-file
@@ -9,9 +10,11 @@
 //! frame, and statistics rows are flushed as they are written.
 
 pub mod atomic;
+pub mod colliders;
 mod error;
 mod format;
 pub mod frames;
+pub mod paraview_script;
 pub mod ply;
 pub mod pvd;
 pub mod stats;

@@ -18,6 +18,9 @@ pub enum RunStatus {
     Failed(String),
     /// Stopped by the user (Ctrl-C / SIGTERM).
     Interrupted,
+    /// Still running: written when the run starts, so a run killed outright (SIGKILL, a lost
+    /// machine) is recognisable afterwards.
+    Running,
 }
 
 impl std::fmt::Display for RunStatus {
@@ -26,11 +29,13 @@ impl std::fmt::Display for RunStatus {
             RunStatus::Completed => f.write_str("completed"),
             RunStatus::Failed(reason) => write!(f, "failed: {reason}"),
             RunStatus::Interrupted => f.write_str("interrupted"),
+            RunStatus::Running => f.write_str("running"),
         }
     }
 }
 
-/// Serialized as one string (`"completed"`, `"failed: <reason>"`, `"interrupted"`) so that
+/// Serialized as one string (`"completed"`, `"failed: <reason>"`, `"interrupted"`, `"running"`) so
+/// that
 /// `jq -r .exit_status run.json` reads naturally in scripts.
 impl Serialize for RunStatus {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
