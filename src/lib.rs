@@ -14,5 +14,6 @@ pub mod pipeline;
 pub mod rigid;
 pub mod scene;
 pub mod simulation;
+pub mod sweep;
 #[cfg(test)]
 mod test_rng;

@@ -14,6 +14,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => fricsim::cli::run::run(&args),
         Command::Check(args) => fricsim::cli::check::run(&args),
+        Command::Sweep(args) => fricsim::cli::sweep::run(&args),
         Command::Fclib(cmd) => match fricsim::cli::fclib::run(cmd) {
             Ok(code) => code,
             Err(e) => {

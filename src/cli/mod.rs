@@ -3,6 +3,7 @@
 pub mod check;
 pub mod fclib;
 pub mod run;
+pub mod sweep;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -20,6 +21,9 @@ pub enum Command {
     Run(RunArgs),
     /// Validate a scene and print a summary without running it.
     Check(CheckArgs),
+    /// A parameter study: run a scene over a grid of `--set` values, `--jobs` at a time, and
+    /// collect the outcomes in sweep.csv.
+    Sweep(SweepArgs),
     /// Exact Coulomb contact solvers on FCLib problem files (solve, bench).
     #[command(subcommand)]
     Fclib(fclib::FclibCommand),
@@ -39,6 +43,41 @@ pub struct RunArgs {
     #[arg(long)]
     pub frames: Option<usize>,
     /// No progress output.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SweepArgs {
+    /// The scene file (.ron).
+    pub scene: PathBuf,
+    /// A numeric axis: PATH=a:b:n (n values from a to b) or PATH=a:b:n:log (geometric). Repeatable.
+    #[arg(long, value_name = "PATH=a:b:n[:log]")]
+    pub grid: Vec<String>,
+    /// An axis of RON values: PATH=v1,v2,... (commas inside brackets stay). Repeatable; lists come
+    /// after the grids.
+    #[arg(long, value_name = "PATH=v1,v2,...")]
+    pub list: Vec<String>,
+    /// Pair the axes value by value instead of taking every combination.
+    #[arg(long)]
+    pub zip: bool,
+    /// Runs at a time (default: the number of cores; each run gets cores / jobs threads).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Output folder (default: output/<scene file stem>_sweep/), one folder per point inside.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// A fixed override for every point (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub overrides: Vec<String>,
+    /// A stats.csv column to report per point: COLUMN (its last value), max:COLUMN, min:COLUMN
+    /// or mean:COLUMN. Repeatable.
+    #[arg(long = "metric", value_name = "[max:|min:|mean:]COLUMN")]
+    pub metrics: Vec<String>,
+    /// Run again the points that already completed.
+    #[arg(long)]
+    pub force: bool,
+    /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
 }
