@@ -94,3 +94,32 @@ fn a_bad_value_is_refused_before_anything_runs_and_a_failed_point_is_recorded() 
     let status = h.iter().position(|c| c == "status").unwrap();
     assert_eq!(rows[0][status], "failed", "{rows:?}");
 }
+
+/// The local sweep's table without its wall times.
+fn without_wall_time(path: &Path) -> Vec<Vec<String>> {
+    let (h, rows) = table(path);
+    let w = h.iter().position(|c| c == "wall_s").unwrap();
+    std::iter::once(h).chain(rows).map(|mut r| {
+        r.remove(w);
+        r
+    }).collect()
+}
+
+/// The same 3×3 study emitted for GNU parallel, run by real GNU parallel (Debian `parallel`) and
+/// collected, gives the local sweep's table (wall times aside).
+/// `apt-get install -y parallel && cargo test --release --test cli_sweep -- --ignored`
+#[test]
+#[ignore = "needs GNU parallel (apt-get install -y parallel)"]
+fn gnu_parallel_runs_the_emitted_job_list_to_the_same_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let (local, cluster) = (dir.path().join("local"), dir.path().join("parallel"));
+    assert!(sweep(&local, &[]).status.success());
+    let emitted = sweep(&cluster, &["--emit", "parallel"]);
+    assert!(emitted.status.success(), "{}", String::from_utf8_lossy(&emitted.stderr));
+    let jobs = std::fs::File::open(cluster.join("jobs.txt")).unwrap();
+    let st = Command::new("parallel").args(["--will-cite", "--jobs", "2"]).stdin(jobs).status().expect("GNU parallel");
+    assert!(st.success());
+    let collected = Command::new(BIN).args(["sweep", "--quiet", "--collect", cluster.to_str().unwrap()]).status().unwrap();
+    assert!(collected.success());
+    assert_eq!(without_wall_time(&cluster.join("sweep.csv")), without_wall_time(&local.join("sweep.csv")));
+}

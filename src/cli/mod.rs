@@ -50,7 +50,24 @@ pub struct RunArgs {
 #[derive(Debug, clap::Args)]
 pub struct SweepArgs {
     /// The scene file (.ron).
-    pub scene: PathBuf,
+    #[arg(required_unless_present = "collect")]
+    pub scene: Option<PathBuf>,
+    /// Build sweep.csv from the folders of a sweep emitted with --emit (its manifest.json).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["grid", "list", "emit"])]
+    pub collect: Option<PathBuf>,
+    /// Write the points for a cluster instead of running them: `parallel` (jobs.txt for GNU
+    /// parallel) or `slurm` (jobs.txt and an sbatch array script, sweep.sbatch).
+    #[arg(long, value_enum)]
+    pub emit: Option<EmitKind>,
+    /// Slurm: at most this many array tasks at once (`--array=0-N%LIMIT`).
+    #[arg(long, value_name = "N")]
+    pub array_limit: Option<usize>,
+    /// Slurm: time limit per task.
+    #[arg(long, default_value = "01:00:00")]
+    pub time: String,
+    /// Slurm: memory per task.
+    #[arg(long, default_value = "4G")]
+    pub mem: String,
     /// A numeric axis: PATH=a:b:n (n values from a to b) or PATH=a:b:n:log (geometric). Repeatable.
     #[arg(long, value_name = "PATH=a:b:n[:log]")]
     pub grid: Vec<String>,
@@ -80,6 +97,12 @@ pub struct SweepArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, clap::ValueEnum)]
+pub enum EmitKind {
+    Parallel,
+    Slurm,
 }
 
 #[derive(Debug, clap::Args)]

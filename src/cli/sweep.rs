@@ -3,9 +3,11 @@
 //! `--jobs` at a time, each into its own folder with its `point.json`; `sweep.csv` joins every
 //! point's parameters with its outcome and is rewritten (atomically) as each point ends, so an
 //! interrupted sweep leaves a truthful table. Finished points are skipped when the sweep is run
-//! again (`--force` redoes them).
+//! again (`--force` redoes them). `--emit parallel|slurm` writes the same runs as a job list
+//! and an array script for a cluster, and `--collect DIR` builds the table afterwards.
 
-use super::SweepArgs;
+use super::{EmitKind, SweepArgs};
+use crate::sweep::emit::{self, Manifest, ManifestPoint};
 use crate::sweep::table::{self, Metric};
 use crate::sweep::{Axis, Point, folder_name, parse_grid, parse_list, points};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -26,6 +28,15 @@ struct Plan {
 }
 
 pub fn run(args: &SweepArgs) -> ExitCode {
+    if let Some(dir) = &args.collect {
+        return match collect(dir, args) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(super::exit::BAD_INPUT)
+            }
+        };
+    }
     let plan = match plan(args) {
         Ok(p) => p,
         Err(e) => {
@@ -33,13 +44,21 @@ pub fn run(args: &SweepArgs) -> ExitCode {
             return ExitCode::from(super::exit::BAD_INPUT);
         }
     };
-    match execute(args, &plan) {
+    let done = match args.emit {
+        Some(kind) => emit_for_cluster(args, &plan, kind),
+        None => execute(args, &plan),
+    };
+    match done {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(super::exit::FAILED)
         }
     }
+}
+
+fn scene(args: &SweepArgs) -> &Path {
+    args.scene.as_deref().expect("clap requires the scene unless --collect")
 }
 
 fn plan(args: &SweepArgs) -> Result<Plan, String> {
@@ -50,9 +69,9 @@ fn plan(args: &SweepArgs) -> Result<Plan, String> {
     // Every point's scene must load: a typo in a value is reported before anything runs.
     for (k, p) in points.iter().enumerate() {
         let overrides = overrides(args, p);
-        crate::scene::load_scene(&args.scene, &overrides).map_err(|e| format!("point {k} ({}): {e}", describe(p)))?;
+        crate::scene::load_scene(scene(args), &overrides).map_err(|e| format!("point {k} ({}): {e}", describe(p)))?;
     }
-    let stem = args.scene.file_stem().map_or("scene".into(), |s| s.to_string_lossy().into_owned());
+    let stem = scene(args).file_stem().map_or("scene".into(), |s| s.to_string_lossy().into_owned());
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("output").join(format!("{stem}_sweep")));
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = args.jobs.unwrap_or(cores).clamp(1, 1024);
@@ -82,7 +101,9 @@ fn point_json(index: usize, p: &Point) -> serde_json::Value {
     serde_json::json!({ "point": index, "parameters": params })
 }
 
-fn execute(args: &SweepArgs, plan: &Plan) -> Result<ExitCode, String> {
+/// Every point's folder, and the points to run: each gets its folder and `point.json`, and loses
+/// any earlier `run.json` (a point about to run again has no outcome yet).
+fn prepare(args: &SweepArgs, plan: &Plan) -> Result<(Vec<PathBuf>, Vec<usize>), String> {
     std::fs::create_dir_all(&plan.out).map_err(|e| format!("cannot create {}: {e}", plan.out.display()))?;
     let dirs: Vec<PathBuf> = plan.points.iter().enumerate().map(|(k, p)| plan.out.join(folder_name(k, p))).collect();
     let todo: Vec<usize> =
@@ -92,9 +113,93 @@ fn execute(args: &SweepArgs, plan: &Plan) -> Result<ExitCode, String> {
         let json = serde_json::to_string_pretty(&point_json(k, &plan.points[k])).expect("plain JSON");
         crate::output::atomic::write_bytes_atomically(&dirs[k].join("point.json"), json.as_bytes())
             .map_err(|e| e.to_string())?;
-        // A point about to run again has no outcome yet.
         let _ = std::fs::remove_file(dirs[k].join("run.json"));
     }
+    Ok((dirs, todo))
+}
+
+/// The `fricsim run` words of point `k` (absolute paths: the lines run from anywhere).
+fn run_words(exe: &Path, args: &SweepArgs, plan: &Plan, k: usize, dir: &Path) -> Result<Vec<String>, String> {
+    let abs = |p: &Path| std::path::absolute(p).map_err(|e| format!("{}: {e}", p.display()));
+    let mut w = vec![
+        abs(exe)?.to_string_lossy().into_owned(),
+        "run".into(),
+        abs(scene(args))?.to_string_lossy().into_owned(),
+        "--out".into(),
+        abs(dir)?.to_string_lossy().into_owned(),
+        "--quiet".into(),
+    ];
+    for o in overrides(args, &plan.points[k]) {
+        w.extend(["--set".to_string(), o]);
+    }
+    Ok(w)
+}
+
+/// `jobs.txt` (one command per point still to run, its messages into the point's `run.log`),
+/// `manifest.json`, and for Slurm `sweep.sbatch`.
+fn emit_for_cluster(args: &SweepArgs, plan: &Plan, kind: EmitKind) -> Result<ExitCode, String> {
+    let (dirs, todo) = prepare(args, plan)?;
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the fricsim binary: {e}"))?;
+    let mut jobs = String::new();
+    for &k in &todo {
+        let log = std::path::absolute(dirs[k].join("run.log")).map_err(|e| e.to_string())?;
+        let line = emit::command_line(&run_words(&exe, args, plan, k, &dirs[k])?);
+        // One thread per run unless the engine says otherwise (Slurm: its CPUs per task).
+        let log = emit::shell_quote(&log.to_string_lossy());
+        jobs.push_str(&format!("RAYON_NUM_THREADS=\"${{RAYON_NUM_THREADS:-1}}\" {line} 2> {log}\n"));
+    }
+    let write = |name: &str, text: &str| {
+        crate::output::atomic::write_bytes_atomically(&plan.out.join(name), text.as_bytes()).map_err(|e| e.to_string())
+    };
+    write("jobs.txt", &jobs)?;
+    let manifest = Manifest {
+        scene: scene(args).to_string_lossy().into_owned(),
+        paths: plan.axes.iter().map(|a| a.path.clone()).collect(),
+        metrics: args.metrics.clone(),
+        points: plan
+            .points
+            .iter()
+            .enumerate()
+            .map(|(k, p)| ManifestPoint { point: k, folder: folder_name(k, p), values: p.iter().map(|(_, v)| v.clone()).collect() })
+            .collect(),
+    };
+    write("manifest.json", &serde_json::to_string_pretty(&manifest).expect("plain JSON"))?;
+    let folder = std::path::absolute(&plan.out).map_err(|e| e.to_string())?.to_string_lossy().into_owned();
+    let next = match kind {
+        EmitKind::Parallel => format!("parallel --jobs {} < {folder}/jobs.txt", plan.jobs),
+        EmitKind::Slurm => {
+            let name = scene(args).file_stem().map_or("fricsim".into(), |s| s.to_string_lossy().into_owned());
+            write("sweep.sbatch", &emit::sbatch(&folder, &name, todo.len(), args.array_limit, &args.time, &args.mem))?;
+            format!("sbatch {folder}/sweep.sbatch")
+        }
+    };
+    if !args.quiet {
+        eprintln!("sweep: {} points to run written to {folder}/jobs.txt", todo.len());
+        eprintln!("  run them:  {next}");
+        eprintln!("  then:      fricsim sweep --collect {folder}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `sweep.csv` of an emitted sweep, from its manifest and its points' folders.
+fn collect(dir: &Path, args: &SweepArgs) -> Result<ExitCode, String> {
+    let text = std::fs::read_to_string(dir.join("manifest.json"))
+        .map_err(|e| format!("{}: {e} (collect reads the manifest.json that --emit writes)", dir.join("manifest.json").display()))?;
+    let m: Manifest = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", dir.join("manifest.json").display()))?;
+    let specs = m.metrics.iter().chain(&args.metrics);
+    let metrics: Vec<Metric> = specs.map(|s| Metric::parse(s)).collect::<Result<_, _>>()?;
+    let header = table::header(&m.paths, &metrics);
+    let rows: Vec<Vec<String>> = m.points.iter().map(|p| table::row(p.point, &p.values, &dir.join(&p.folder), &metrics)).collect();
+    table::write(&dir.join("sweep.csv"), &header, &rows).map_err(|e| e.to_string())?;
+    let done = rows.iter().filter(|r| r.get(m.paths.len() + 1).is_some_and(|s| s == "completed")).count();
+    if !args.quiet {
+        eprintln!("sweep: {done} of {} points completed; table {}", rows.len(), dir.join("sweep.csv").display());
+    }
+    Ok(if done == rows.len() { ExitCode::SUCCESS } else { ExitCode::from(super::exit::FAILED) })
+}
+
+fn execute(args: &SweepArgs, plan: &Plan) -> Result<ExitCode, String> {
+    let (dirs, todo) = prepare(args, plan)?;
     let paths: Vec<String> = plan.axes.iter().map(|a| a.path.clone()).collect();
     let header = table::header(&paths, &plan.metrics);
     let write_table = || {
@@ -173,7 +278,7 @@ fn progress(quiet: bool, n: usize) -> ProgressBar {
 fn run_point(exe: &Path, args: &SweepArgs, overrides: &[String], dir: &Path, threads: &str) -> bool {
     let log = std::fs::File::create(dir.join("run.log"));
     let mut cmd = Command::new(exe);
-    cmd.arg("run").arg(&args.scene).arg("--out").arg(dir).arg("--quiet").env("RAYON_NUM_THREADS", threads);
+    cmd.arg("run").arg(scene(args)).arg("--out").arg(dir).arg("--quiet").env("RAYON_NUM_THREADS", threads);
     for o in overrides {
         cmd.arg("--set").arg(o);
     }

@@ -1,6 +1,7 @@
 //! Parameter studies: the points of a sweep (the product, or the pairing, of axes over `--set`
 //! paths), their folders, and the table that joins each point's parameters with its outcome.
 
+pub mod emit;
 pub mod table;
 
 /// Sweeps larger than this are refused before anything is run or allocated per point.
