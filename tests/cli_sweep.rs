@@ -99,10 +99,13 @@ fn a_bad_value_is_refused_before_anything_runs_and_a_failed_point_is_recorded() 
 fn without_wall_time(path: &Path) -> Vec<Vec<String>> {
     let (h, rows) = table(path);
     let w = h.iter().position(|c| c == "wall_s").unwrap();
-    std::iter::once(h).chain(rows).map(|mut r| {
-        r.remove(w);
-        r
-    }).collect()
+    std::iter::once(h)
+        .chain(rows)
+        .map(|mut r| {
+            r.remove(w);
+            r
+        })
+        .collect()
 }
 
 /// The same 3×3 study emitted for GNU parallel, run by real GNU parallel (Debian `parallel`) and
@@ -119,7 +122,30 @@ fn gnu_parallel_runs_the_emitted_job_list_to_the_same_table() {
     let jobs = std::fs::File::open(cluster.join("jobs.txt")).unwrap();
     let st = Command::new("parallel").args(["--will-cite", "--jobs", "2"]).stdin(jobs).status().expect("GNU parallel");
     assert!(st.success());
-    let collected = Command::new(BIN).args(["sweep", "--quiet", "--collect", cluster.to_str().unwrap()]).status().unwrap();
+    let collected =
+        Command::new(BIN).args(["sweep", "--quiet", "--collect", cluster.to_str().unwrap()]).status().unwrap();
+    assert!(collected.success());
+    assert_eq!(without_wall_time(&cluster.join("sweep.csv")), without_wall_time(&local.join("sweep.csv")));
+}
+
+/// The same study emitted for Slurm, submitted as a job array (two tasks at a time) to a
+/// single-node Slurm on localhost and collected, gives the local sweep's table (wall times
+/// aside). `apt-get install -y slurm-wlm munge && scripts/slurm_localhost.sh && cargo test
+/// --release --test cli_sweep -- --ignored` (or `.ci/run --cluster`).
+#[test]
+#[ignore = "needs a running Slurm (apt-get install -y slurm-wlm munge; scripts/slurm_localhost.sh)"]
+fn a_slurm_job_array_runs_the_points_to_the_same_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let (local, cluster) = (dir.path().join("local"), dir.path().join("slurm"));
+    assert!(sweep(&local, &[]).status.success());
+    let emitted = sweep(&cluster, &["--emit", "slurm", "--array-limit", "2", "--mem", "1G", "--time", "00:10:00"]);
+    assert!(emitted.status.success(), "{}", String::from_utf8_lossy(&emitted.stderr));
+    let script = std::fs::read_to_string(cluster.join("sweep.sbatch")).unwrap();
+    assert!(script.contains("#SBATCH --array=0-8%2"), "{script}");
+    let st = Command::new("sbatch").arg("--wait").arg(cluster.join("sweep.sbatch")).status().expect("sbatch");
+    assert!(st.success());
+    let collected =
+        Command::new(BIN).args(["sweep", "--quiet", "--collect", cluster.to_str().unwrap()]).status().unwrap();
     assert!(collected.success());
     assert_eq!(without_wall_time(&cluster.join("sweep.csv")), without_wall_time(&local.join("sweep.csv")));
 }

@@ -160,7 +160,11 @@ fn emit_for_cluster(args: &SweepArgs, plan: &Plan, kind: EmitKind) -> Result<Exi
             .points
             .iter()
             .enumerate()
-            .map(|(k, p)| ManifestPoint { point: k, folder: folder_name(k, p), values: p.iter().map(|(_, v)| v.clone()).collect() })
+            .map(|(k, p)| ManifestPoint {
+                point: k,
+                folder: folder_name(k, p),
+                values: p.iter().map(|(_, v)| v.clone()).collect(),
+            })
             .collect(),
     };
     write("manifest.json", &serde_json::to_string_pretty(&manifest).expect("plain JSON"))?;
@@ -183,13 +187,16 @@ fn emit_for_cluster(args: &SweepArgs, plan: &Plan, kind: EmitKind) -> Result<Exi
 
 /// `sweep.csv` of an emitted sweep, from its manifest and its points' folders.
 fn collect(dir: &Path, args: &SweepArgs) -> Result<ExitCode, String> {
-    let text = std::fs::read_to_string(dir.join("manifest.json"))
-        .map_err(|e| format!("{}: {e} (collect reads the manifest.json that --emit writes)", dir.join("manifest.json").display()))?;
-    let m: Manifest = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", dir.join("manifest.json").display()))?;
+    let text = std::fs::read_to_string(dir.join("manifest.json")).map_err(|e| {
+        format!("{}: {e} (collect reads the manifest.json that --emit writes)", dir.join("manifest.json").display())
+    })?;
+    let m: Manifest =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", dir.join("manifest.json").display()))?;
     let specs = m.metrics.iter().chain(&args.metrics);
     let metrics: Vec<Metric> = specs.map(|s| Metric::parse(s)).collect::<Result<_, _>>()?;
     let header = table::header(&m.paths, &metrics);
-    let rows: Vec<Vec<String>> = m.points.iter().map(|p| table::row(p.point, &p.values, &dir.join(&p.folder), &metrics)).collect();
+    let rows: Vec<Vec<String>> =
+        m.points.iter().map(|p| table::row(p.point, &p.values, &dir.join(&p.folder), &metrics)).collect();
     table::write(&dir.join("sweep.csv"), &header, &rows).map_err(|e| e.to_string())?;
     let done = rows.iter().filter(|r| r.get(m.paths.len() + 1).is_some_and(|s| s == "completed")).count();
     if !args.quiet {
