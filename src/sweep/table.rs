@@ -72,8 +72,8 @@ pub fn header(paths: &[String], metrics: &[Metric]) -> Vec<String> {
     h
 }
 
-/// One row for the point in `dir`: `status` is `completed`, `failed` or `not run` (no
-/// `run.json`), `exit_status` the run's own words. Metric cells are empty where the run wrote no
+/// One row for the point in `dir`: `status` is `completed`, `failed`, `running` (still running,
+/// or killed outright) or `not run` (no `run.json`), `exit_status` the run's own words. Metric cells are empty where the run wrote no
 /// such column.
 pub fn row(index: usize, values: &[String], dir: &Path, metrics: &[Metric]) -> Vec<String> {
     let mut r = vec![index.to_string()];
@@ -86,12 +86,10 @@ pub fn row(index: usize, values: &[String], dir: &Path, metrics: &[Metric]) -> V
         return r;
     };
     let exit = j["exit_status"].as_str().unwrap_or("").to_string();
-    let status = if exit == "completed" {
-        "completed"
-    } else if exit == "running" {
-        "killed"
-    } else {
-        "failed"
+    // `running`: still running (a collected cluster sweep), or killed outright.
+    let status = match exit.as_str() {
+        "completed" | "running" => exit.as_str(),
+        _ => "failed",
     };
     r.push(status.to_string());
     r.push(exit);
