@@ -369,3 +369,42 @@ fn no_input_panics() {
         }
     }
 }
+
+/// Crashers found by mutating shipped inputs, now refused by `check` and `run` with a message
+/// (exit 2, no panic): a rigid box with a subnormal side (it panicked building its hull), and a
+/// cloth OBJ whose corrupted vertex line collapses a triangle (it panicked on a singular mass).
+#[test]
+fn mutated_inputs_that_crashed_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let ramp = std::fs::read_to_string(root.join("scenes/validation/smooth_rigid_ramp10.ron")).unwrap();
+    let flat = dir.path().join("flat.ron");
+    std::fs::write(&flat, ramp.replace("Box(size: (0.1, 0.1, 0.1))", "Box(size: (0.1, 1e-320, 0.1))")).unwrap();
+    let ball = dir.path().join("ball.ron");
+    std::fs::write(&ball, ramp.replace("Box(size: (0.1, 0.1, 0.1))", "Sphere(radius: 5e-324)")).unwrap();
+    let strip = std::fs::read_to_string(root.join("scenes/data/cloth_cylinder_strip.obj")).unwrap();
+    let mut lines: Vec<&str> = strip.lines().collect();
+    lines[5] = lines[4]; // vertex 4 := vertex 3
+    std::fs::create_dir(dir.path().join("data")).unwrap();
+    std::fs::write(dir.path().join("data/strip.obj"), lines.join("\n")).unwrap();
+    let cyl = std::fs::read_to_string(root.join("scenes/validation/smooth_cloth_cylinder.ron")).unwrap();
+    let cloth = dir.path().join("cloth.ron");
+    std::fs::write(&cloth, cyl.replace("../data/cloth_cylinder_strip.obj", "data/strip.obj")).unwrap();
+    let cases = [
+        (&flat, "bodies[0].shape.size = (0.1, 1e-320, 0.1): must be at least 1e-9 m"),
+        (&ball, "bodies[0].shape.radius = 5e-324: must be at least 1e-9 m"),
+        (&cloth, "triangle 1 (vertices 1, 3, 4, counted from 0) has zero area"),
+    ];
+    for (scene, expect) in cases {
+        let o = dir.path().join("o");
+        for args in
+            [vec!["check", scene.to_str().unwrap()], vec!["run", scene.to_str().unwrap(), "--out", o.to_str().unwrap()]]
+        {
+            let cmd = args[0];
+            let out = Command::new(BIN).args(&args).output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{cmd} {scene:?}: {err}");
+            assert!(err.contains(expect) && !err.contains("panicked"), "{cmd} {scene:?}: {err}");
+        }
+    }
+}

@@ -93,6 +93,7 @@ pub fn cloth(
             let full = super::resolve_path(&loaded.base_dir, path);
             let m = crate::mesh::read_tri_mesh(&full)
                 .map_err(|err| error_at(&loaded.path, &format!("{field}.mesh.path"), err.to_string()))?;
+            cloth_mesh_is_whole(&m, &full).map_err(|why| error_at(&loaded.path, &format!("{field}.mesh.path"), why))?;
             (m.vertices.iter().map(|v| v * *scale).collect(), m.triangles)
         }
     };
@@ -276,4 +277,31 @@ pub fn rods(
         self_contact: spec.self_contact,
         attached,
     })
+}
+
+/// A cloth's mass and membrane come from its triangles' areas: every triangle must have one (a
+/// duplicated or collapsed vertex in the file gives a zero-area triangle, whose membrane is
+/// undefined) and every vertex must be in a triangle (or it has no mass).
+fn cloth_mesh_is_whole(m: &crate::mesh::TriMesh, file: &std::path::Path) -> Result<(), String> {
+    if let Some((t, tri)) =
+        m.triangles.iter().enumerate().find(|(_, t)| crate::mesh::trimesh::is_zero_area(t.map(|i| &m.vertices[i])))
+    {
+        return Err(format!(
+            "{}: triangle {t} (vertices {}, {}, {}, counted from 0) has zero area: a cloth needs every triangle to \
+             have one (a duplicated or collapsed vertex?)",
+            file.display(),
+            tri[0],
+            tri[1],
+            tri[2]
+        ));
+    }
+    let mut used = vec![false; m.vertices.len()];
+    m.triangles.iter().flatten().for_each(|&i| used[i] = true);
+    if let Some(v) = used.iter().position(|u| !u) {
+        return Err(format!(
+            "{}: vertex {v} (counted from 0) is in no triangle: a cloth vertex without a triangle has no mass",
+            file.display()
+        ));
+    }
+    Ok(())
 }

@@ -684,10 +684,17 @@ fn rigid(c: &mut Checks, s: &Scene, p: &str, r: &RigidSpec, base_dir: &Path) {
     }
     let sp = format!("{p}.shape");
     match &r.shape {
-        RigidShapeSpec::Box { size } => c.positive3(&format!("{sp}.size"), size),
-        RigidShapeSpec::Sphere { radius } => c.positive(&format!("{sp}.radius"), *radius, " (m)"),
+        RigidShapeSpec::Box { size } => {
+            c.positive3(&format!("{sp}.size"), size);
+            rigid_extents(c, &format!("{sp}.size"), fmt_v3(size), size);
+        }
+        RigidShapeSpec::Sphere { radius } => {
+            c.positive(&format!("{sp}.radius"), *radius, " (m)");
+            rigid_extents(c, &format!("{sp}.radius"), format!("{radius:?}"), &[*radius]);
+        }
         RigidShapeSpec::Cylinder { radius, length } | RigidShapeSpec::Capsule { radius, length } => {
             c.positive(&format!("{sp}.radius"), *radius, " (m)");
+            rigid_extents(c, &format!("{sp}.radius"), format!("{radius:?}"), &[*radius]);
             if matches!(r.shape, RigidShapeSpec::Cylinder { .. }) {
                 c.positive(&format!("{sp}.length"), *length, " (m)");
             } else {
@@ -962,6 +969,17 @@ fn motion(c: &mut Checks, p: &str, m: &MotionSpec) {
             c.positive(&format!("{p}.period"), *period, " (seconds)");
         }
         MotionSpec::Spin { axis, .. } => nonzero_axis(c, &format!("{p}.axis"), axis),
+    }
+}
+
+/// A rigid body must be a solid: no length below 1 nm, and no side of a box below 1e-6 of its
+/// longest (a flatter box is a degenerate hull; a subnormal length has no usable volume or
+/// inertia).
+fn rigid_extents(c: &mut Checks, p: &str, shown: String, lengths: &[f64]) {
+    let longest = lengths.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let too_thin = lengths.iter().any(|&x| x > 0.0 && (x < 1e-9 || x < 1e-6 * longest));
+    if lengths.iter().all(|x| x.is_finite()) && too_thin {
+        c.push(p, Some(shown), "must be at least 1e-9 m (and each side of a box at least 1e-6 of its longest)");
     }
 }
 
