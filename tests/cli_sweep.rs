@@ -108,24 +108,33 @@ fn without_wall_time(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// Emit the study with `emit_args`, let `engine` run the emitted folder, collect it, and compare
+/// the table with a local sweep's.
+fn emitted_study_gives_the_local_table(emit_args: &[&str], engine: impl FnOnce(&Path)) {
+    let dir = tempfile::tempdir().unwrap();
+    let (local, cluster) = (dir.path().join("local"), dir.path().join("cluster"));
+    assert!(sweep(&local, &[]).status.success());
+    let emitted = sweep(&cluster, emit_args);
+    assert!(emitted.status.success(), "{}", String::from_utf8_lossy(&emitted.stderr));
+    engine(&cluster);
+    let collected =
+        Command::new(BIN).args(["sweep", "--quiet", "--collect", cluster.to_str().unwrap()]).status().unwrap();
+    assert!(collected.success());
+    assert_eq!(without_wall_time(&cluster.join("sweep.csv")), without_wall_time(&local.join("sweep.csv")));
+}
+
 /// The same 3×3 study emitted for GNU parallel, run by real GNU parallel (Debian `parallel`) and
 /// collected, gives the local sweep's table (wall times aside).
 /// `apt-get install -y parallel && cargo test --release --test cli_sweep -- --ignored`
 #[test]
 #[ignore = "needs GNU parallel (apt-get install -y parallel)"]
 fn gnu_parallel_runs_the_emitted_job_list_to_the_same_table() {
-    let dir = tempfile::tempdir().unwrap();
-    let (local, cluster) = (dir.path().join("local"), dir.path().join("parallel"));
-    assert!(sweep(&local, &[]).status.success());
-    let emitted = sweep(&cluster, &["--emit", "parallel"]);
-    assert!(emitted.status.success(), "{}", String::from_utf8_lossy(&emitted.stderr));
-    let jobs = std::fs::File::open(cluster.join("jobs.txt")).unwrap();
-    let st = Command::new("parallel").args(["--will-cite", "--jobs", "2"]).stdin(jobs).status().expect("GNU parallel");
-    assert!(st.success());
-    let collected =
-        Command::new(BIN).args(["sweep", "--quiet", "--collect", cluster.to_str().unwrap()]).status().unwrap();
-    assert!(collected.success());
-    assert_eq!(without_wall_time(&cluster.join("sweep.csv")), without_wall_time(&local.join("sweep.csv")));
+    emitted_study_gives_the_local_table(&["--emit", "parallel"], |cluster| {
+        let jobs = std::fs::File::open(cluster.join("jobs.txt")).unwrap();
+        let st =
+            Command::new("parallel").args(["--will-cite", "--jobs", "2"]).stdin(jobs).status().expect("GNU parallel");
+        assert!(st.success());
+    });
 }
 
 /// The same study emitted for Slurm, submitted as a job array (two tasks at a time) to a
@@ -135,17 +144,11 @@ fn gnu_parallel_runs_the_emitted_job_list_to_the_same_table() {
 #[test]
 #[ignore = "needs a running Slurm (apt-get install -y slurm-wlm munge; scripts/slurm_localhost.sh)"]
 fn a_slurm_job_array_runs_the_points_to_the_same_table() {
-    let dir = tempfile::tempdir().unwrap();
-    let (local, cluster) = (dir.path().join("local"), dir.path().join("slurm"));
-    assert!(sweep(&local, &[]).status.success());
-    let emitted = sweep(&cluster, &["--emit", "slurm", "--array-limit", "2", "--mem", "1G", "--time", "00:10:00"]);
-    assert!(emitted.status.success(), "{}", String::from_utf8_lossy(&emitted.stderr));
-    let script = std::fs::read_to_string(cluster.join("sweep.sbatch")).unwrap();
-    assert!(script.contains("#SBATCH --array=0-8%2"), "{script}");
-    let st = Command::new("sbatch").arg("--wait").arg(cluster.join("sweep.sbatch")).status().expect("sbatch");
-    assert!(st.success());
-    let collected =
-        Command::new(BIN).args(["sweep", "--quiet", "--collect", cluster.to_str().unwrap()]).status().unwrap();
-    assert!(collected.success());
-    assert_eq!(without_wall_time(&cluster.join("sweep.csv")), without_wall_time(&local.join("sweep.csv")));
+    let slurm = ["--emit", "slurm", "--array-limit", "2", "--mem", "1G", "--time", "00:10:00"];
+    emitted_study_gives_the_local_table(&slurm, |cluster| {
+        let script = std::fs::read_to_string(cluster.join("sweep.sbatch")).unwrap();
+        assert!(script.contains("#SBATCH --array=0-8%2"), "{script}");
+        let st = Command::new("sbatch").arg("--wait").arg(cluster.join("sweep.sbatch")).status().expect("sbatch");
+        assert!(st.success());
+    });
 }

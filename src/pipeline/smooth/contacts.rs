@@ -253,7 +253,24 @@ impl Context<'_> {
         self.push_scripted(vertex, (x, mass), FieldId::Collider(k), (d, frame, cone), v_col);
     }
 
-    /// A contact against a scripted field (a collider) moving at `v_col` where the vertex is.
+    /// Record a contact: its vertex's id, the field, the stencil, the frame, cone and gap, and the
+    /// velocity of the field's own surface where the vertex is when the field moves by a script
+    /// (zero where the field's motion is in the stencil).
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        vertex: usize,
+        field: FieldId,
+        (nodes, blocks): (Vec<usize>, Vec<Matrix3<f64>>),
+        (gap, frame, cone): (f64, Matrix3<f64>, Cone),
+        scripted_velocity: Vector3<f64>,
+        (x, mass): (Vector3<f64>, f64),
+    ) {
+        let bias = Vector3::new(gap / self.h, 0.0, 0.0) - frame.transpose() * scripted_velocity;
+        self.out.push(SmoothContact { vertex, field, nodes, blocks, bias, frame, cone, gap, point: x, mass });
+    }
+
+    /// A contact of `vertex` against a scripted field (a collider) moving at `v_col` there.
     fn push_scripted(
         &mut self,
         vertex: Vertex,
@@ -262,19 +279,8 @@ impl Context<'_> {
         (gap, frame, cone): (f64, Matrix3<f64>, Cone),
         v_col: Vector3<f64>,
     ) {
-        let (nodes, blocks) = vertex_blocks(self.layout, vertex, &frame.transpose(), 1.0).into_iter().unzip();
-        self.out.push(SmoothContact {
-            vertex: self.vertex_id(vertex),
-            field,
-            nodes,
-            blocks,
-            bias: Vector3::new(gap / self.h, 0.0, 0.0) - frame.transpose() * v_col,
-            frame,
-            cone,
-            gap,
-            point: x,
-            mass,
-        });
+        let stencil = vertex_blocks(self.layout, vertex, &frame.transpose(), 1.0).into_iter().unzip();
+        self.push(self.vertex_id(vertex), field, stencil, (gap, frame, cone), v_col, (x, mass));
     }
 
     /// A vertex against mesh collider `k`'s field, which moves by its script: `bias` holds the
@@ -313,20 +319,9 @@ impl Context<'_> {
         let ft = frame.transpose();
         let mut entries = vec![(i, ft)];
         entries.extend(vertex_blocks(self.layout, Vertex::Rigid { body: r, point: 0, rho: x - b.position }, &ft, -1.0));
-        let (nodes, blocks) = entries.into_iter().unzip();
-        let h = self.h;
-        self.out.push(SmoothContact {
-            vertex: i,
-            field: FieldId::Rigid(r),
-            nodes,
-            blocks,
-            bias: Vector3::new(gap / h, 0.0, 0.0),
-            frame,
-            cone,
-            gap,
-            point: x,
-            mass: self.model.node_mass[i],
-        });
+        let stencil = entries.into_iter().unzip();
+        let mass = self.model.node_mass[i];
+        self.push(i, FieldId::Rigid(r), stencil, (gap, frame, cone), Vector3::zeros(), (x, mass));
     }
 
     /// A vertex against the field of a deformable body's surface (a solid's boundary, or a
@@ -340,7 +335,7 @@ impl Context<'_> {
         (material, mass): (usize, f64),
         (surface, field, field_material): (&ImplicitSurface, FieldId, usize),
     ) {
-        let (model, q, h) = (self.model, self.q, self.h);
+        let (model, q) = (self.model, self.q);
         let xa = [x.x, x.y, x.z];
         let ids: Vec<usize> = surface.neighbours(xa).collect();
         if ids.is_empty() {
@@ -394,18 +389,8 @@ impl Context<'_> {
             }
         }
         let gap = psi / gn;
-        self.out.push(SmoothContact {
-            vertex: self.vertex_id(vertex),
-            field,
-            nodes,
-            blocks,
-            bias: Vector3::new(gap / h, 0.0, 0.0),
-            frame,
-            cone,
-            gap,
-            point: x,
-            mass,
-        });
+        let id = self.vertex_id(vertex);
+        self.push(id, field, (nodes, blocks), (gap, frame, cone), Vector3::zeros(), (x, mass));
     }
 }
 

@@ -79,14 +79,6 @@ impl Layout {
         }
     }
 
-    /// Whether `i` is a pseudo-node of a scripted rigid body.
-    pub fn is_fixed_rigid(&self, i: usize) -> bool {
-        match self.slot(i) {
-            Slot::Node(_) => false,
-            Slot::Linear(r) | Slot::Angular(r) => self.rigid[r].kinematic,
-        }
-    }
-
     /// The 3×3 inverse mass of a (pseudo-)node; zero where the velocity is prescribed.
     pub fn inverse_mass(&self, model: &Model, i: usize) -> Matrix3<f64> {
         if self.is_fixed(model, i) {

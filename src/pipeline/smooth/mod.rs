@@ -149,6 +149,7 @@ impl Pipeline for SmoothPipeline {
             contacts: &contacts,
             forward: &forward,
             lambda0: &lambda0,
+            speed_mass: Default::default(),
         };
         let mut v = v_hat.clone();
         let pred = prob.solve(&mut self.system, model, &mut v, &self.spec.predictor, &mut stats);

@@ -54,6 +54,9 @@ pub struct Predictor<'a> {
     /// multiplier barely changes from step to step, and starting from it keeps the first Newton
     /// steps from pushing the vertex deep through the constraint.
     pub lambda0: &'a [f64],
+    /// Per unknown, the scalar mass that turns its residual into a speed (built at the first
+    /// evaluation: every merit and error evaluation needs it, and it never changes in a solve).
+    pub speed_mass: std::cell::OnceCell<Vec<f64>>,
 }
 
 /// Outcome of the predictor: `v` holds `q̇*`, `lambda` the normal impulses `r_N*`.
@@ -93,7 +96,7 @@ impl Predictor<'_> {
     fn index(&self, sys: &System, i: usize, d: usize) -> usize {
         match self.layout.slot(i) {
             Slot::Node(n) => sys.free[3 * n + d],
-            _ if self.layout.is_fixed_rigid(i) => usize::MAX,
+            Slot::Linear(r) | Slot::Angular(r) if self.layout.rigid[r].kinematic => usize::MAX,
             Slot::Linear(r) => sys.n_free + 6 * r + d,
             Slot::Angular(r) => sys.n_free + 6 * r + 3 + d,
         }
@@ -115,12 +118,14 @@ impl Predictor<'_> {
     }
 
     /// Per unknown, the scalar mass that turns its residual into a speed.
-    fn speed_masses(&self, model: &Model, sys: &System) -> Vec<f64> {
-        let mut m = vec![1.0; self.unknowns(sys)];
-        for (dof, f) in self.entries(sys) {
-            m[f] = self.layout.speed_mass(model, dof / 3);
-        }
-        m
+    fn speed_masses(&self, model: &Model, sys: &System) -> &[f64] {
+        self.speed_mass.get_or_init(|| {
+            let mut m = vec![1.0; self.unknowns(sys)];
+            for (dof, f) in self.entries(sys) {
+                m[f] = self.layout.speed_mass(model, dof / 3);
+            }
+            m
+        })
     }
 
     /// Evaluate the system at `v` (and its Jacobian with `jacobian`), then the KKT residuals for
@@ -173,7 +178,7 @@ impl Predictor<'_> {
     /// Squared KKT residual in velocity units: `r_d / m` per dof, `r_p`, and `r_c / (m v_ref)`.
     fn merit(&self, model: &Model, sys: &System, rd: &[f64], rp: &[f64], rc: &[f64]) -> f64 {
         let mass = self.speed_masses(model, sys);
-        let mut m: f64 = rd.iter().zip(&mass).map(|(r, m)| (r / m).powi(2)).sum();
+        let mut m: f64 = rd.iter().zip(mass).map(|(r, m)| (r / m).powi(2)).sum();
         let vref = self.velocity_scale(model);
         for ((k, p), c) in self.contacts.iter().zip(rp).zip(rc) {
             m += p * p + (c / (k.mass * vref)).powi(2);
@@ -191,7 +196,7 @@ impl Predictor<'_> {
     /// complementarity `min(c, λ/m)` per contact.
     fn error(&self, model: &Model, sys: &System, it: &Iterate, kkt: &Kkt) -> f64 {
         let mass = self.speed_masses(model, sys);
-        let mut e = kkt.rd.iter().zip(&mass).map(|(r, m)| (r / m).abs()).fold(0.0f64, f64::max);
+        let mut e = kkt.rd.iter().zip(mass).map(|(r, m)| (r / m).abs()).fold(0.0f64, f64::max);
         for ((k, &c), &l) in self.contacts.iter().zip(&kkt.c).zip(&it.lam) {
             e = e.max((-c).max(0.0)).max(c.min(l / k.mass).abs());
         }
