@@ -11,6 +11,7 @@ pub mod mesh;
 pub mod model;
 pub mod output;
 pub mod pipeline;
+pub mod plot;
 pub mod rigid;
 pub mod scene;
 pub mod simulation;

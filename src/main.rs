@@ -15,6 +15,7 @@ fn main() -> ExitCode {
         Command::Run(args) => fricsim::cli::run::run(&args),
         Command::Check(args) => fricsim::cli::check::run(&args),
         Command::Sweep(args) => fricsim::cli::sweep::run(&args),
+        Command::Plot(args) => fricsim::cli::plot::run(&args),
         Command::Fclib(cmd) => match fricsim::cli::fclib::run(cmd) {
             Ok(code) => code,
             Err(e) => {

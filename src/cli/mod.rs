@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod fclib;
+pub mod plot;
 pub mod run;
 pub mod sweep;
 
@@ -24,6 +25,8 @@ pub enum Command {
     /// A parameter study: run a scene over a grid of `--set` values, `--jobs` at a time, and
     /// collect the outcomes in sweep.csv.
     Sweep(SweepArgs),
+    /// Plot stats.csv columns of runs or sweeps (PNG or SVG), with closed-form curves beside them.
+    Plot(PlotArgs),
     /// Exact Coulomb contact solvers on FCLib problem files (solve, bench).
     #[command(subcommand)]
     Fclib(fclib::FclibCommand),
@@ -97,6 +100,39 @@ pub struct SweepArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PlotArgs {
+    /// What to plot: run folders (their stats.csv), CSV files, or sweeps (a folder with sweep.csv,
+    /// or the sweep.csv itself).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// A column for the vertical axis (repeatable), e.g. -y block.x, or a sweep.csv metric.
+    #[arg(short = 'y', long = "y", value_name = "COLUMN", required = true)]
+    pub y: Vec<String>,
+    /// The column for the horizontal axis; a swept parameter plots the sweep's sweep.csv.
+    #[arg(short = 'x', long = "x", value_name = "COLUMN", default_value = "time")]
+    pub x: String,
+    #[arg(long)]
+    pub log_x: bool,
+    #[arg(long)]
+    pub log_y: bool,
+    /// A closed-form curve in t (the abscissa), drawn dashed: 'LABEL=EXPR' with + - * / ^,
+    /// numbers, pi and sin cos tan sqrt exp ln log10 abs rad (degrees to radians). Repeatable.
+    #[arg(long = "curve", value_name = "LABEL=EXPR")]
+    pub curves: Vec<String>,
+    /// Legend label of each input, in order (default: the run's folder name).
+    #[arg(long = "label")]
+    pub labels: Vec<String>,
+    /// The picture (.png or .svg; default: <first input>/<y column>.png).
+    #[arg(short = 'o', long)]
+    pub out: Option<PathBuf>,
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Picture size in pixels.
+    #[arg(long, default_value = "1000x640", value_name = "WxH")]
+    pub size: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, clap::ValueEnum)]

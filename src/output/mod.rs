@@ -11,6 +11,8 @@
 
 pub mod atomic;
 pub mod colliders;
+/// Reading back the CSV tables written here (`stats.csv`, `sweep.csv`).
+pub mod csv_table;
 mod error;
 mod format;
 pub mod frames;

@@ -2,6 +2,7 @@
 //! `run.json` and `stats.csv`): exit status, wall time, steps, failed steps, and the metrics asked
 //! for (`COLUMN`: the last row's value; `max:COLUMN`, `min:COLUMN`, `mean:COLUMN` over the rows).
 
+use crate::output::csv_table::Table;
 use std::path::Path;
 
 /// A reduction of one `stats.csv` column.
@@ -45,9 +46,9 @@ impl Metric {
     }
 
     /// The reduced value over a `stats.csv`'s rows, `None` if the column is missing or empty.
-    fn value(&self, header: &[&str], rows: &[Vec<f64>]) -> Option<f64> {
-        let c = header.iter().position(|h| *h == self.column)?;
-        let mut xs = rows.iter().filter_map(|r| r.get(c).copied());
+    fn value(&self, stats: &Table) -> Option<f64> {
+        let c = stats.column(&self.column)?;
+        let mut xs = stats.numbers(c).into_iter();
         match self.reduce {
             Reduce::Last => xs.next_back(),
             Reduce::Max => xs.reduce(f64::max),
@@ -96,11 +97,9 @@ pub fn row(index: usize, values: &[String], dir: &Path, metrics: &[Metric]) -> V
     r.push(j["wall_seconds"].as_f64().map_or(String::new(), |w| format!("{w:.3}")));
     r.push(j["steps"].as_u64().map_or(String::new(), |s| s.to_string()));
     r.push(j["totals"]["failed_steps"].as_u64().map_or(String::new(), |s| s.to_string()));
-    let stats = std::fs::read_to_string(dir.join("stats.csv")).unwrap_or_default();
-    let mut lines = stats.lines();
-    let head: Vec<&str> = lines.next().map(|l| l.split(',').collect()).unwrap_or_default();
-    let rows: Vec<Vec<f64>> = lines.map(|l| l.split(',').map(|x| x.parse().unwrap_or(f64::NAN)).collect()).collect();
-    r.extend(metrics.iter().map(|m| m.value(&head, &rows).map_or(String::new(), |v| format!("{v:?}"))));
+    let stats = Table::read(&dir.join("stats.csv")).ok();
+    let value = |m: &Metric| stats.as_ref().and_then(|t| m.value(t));
+    r.extend(metrics.iter().map(|m| value(m).map_or(String::new(), |v| format!("{v:?}"))));
     r
 }
 
