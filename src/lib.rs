@@ -1,5 +1,6 @@
 //! fricsim: batch simulation of frictional contact. See DESIGN.md for the map of modules.
 
+pub mod checkpoint;
 pub mod cli;
 pub mod contact;
 pub mod dfcp;

@@ -34,8 +34,9 @@ pub enum Command {
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// The scene file (.ron).
-    pub scene: PathBuf,
+    /// The scene file (.ron). With --resume, the checkpoint's scene file when left out.
+    #[arg(required_unless_present = "resume")]
+    pub scene: Option<PathBuf>,
     /// Output folder (default: output/<scene name>/).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -48,6 +49,14 @@ pub struct RunArgs {
     /// No progress output.
     #[arg(long)]
     pub quiet: bool,
+    /// Write a checkpoint every N frames (OUT/checkpoint.bin, replaced atomically), from which
+    /// --resume continues.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub checkpoint_every: Option<u64>,
+    /// Continue the run in OUT from its checkpoint, bit for bit as if it had not stopped
+    /// (--frames sets the new total; the scene must be unchanged apart from its length).
+    #[arg(long, value_name = "OUT", conflicts_with = "out")]
+    pub resume: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -1,6 +1,7 @@
 //! `fricsim run`: step a scene frame by frame and write its outputs.
 
 use super::RunArgs;
+use crate::checkpoint::{self, Checkpoint};
 use crate::model::{Model, State};
 use crate::output::frames::FrameWriter;
 use crate::output::stats::{StatValue, StatsWriter};
@@ -152,15 +153,61 @@ fn stats_row(model: &Model, state: &State, s: &StepStats, wall: f64) -> Vec<Stat
     row
 }
 
+/// The scene, overrides and output folder of a run, and the checkpoint it resumes from.
+struct Plan {
+    scene: PathBuf,
+    overrides: Vec<String>,
+    out_dir: Option<PathBuf>,
+    resume: Option<Checkpoint>,
+    checkpoint_every: usize,
+}
+
+fn plan(args: &RunArgs) -> Result<Plan, RunError> {
+    let Some(dir) = &args.resume else {
+        return Ok(Plan {
+            scene: args.scene.clone().expect("clap requires the scene without --resume"),
+            overrides: args.overrides.clone(),
+            out_dir: args.out.clone(),
+            resume: None,
+            checkpoint_every: args.checkpoint_every.unwrap_or(0) as usize,
+        });
+    };
+    let c = checkpoint::read(dir).map_err(RunError::BadInput)?;
+    // Named again: the scene and overrides given; else the checkpoint's, plus any --set given.
+    let (scene, overrides) = match &args.scene {
+        Some(s) => (s.clone(), args.overrides.clone()),
+        None => (PathBuf::from(&c.scene_path), [c.overrides.clone(), args.overrides.clone()].concat()),
+    };
+    Ok(Plan {
+        scene,
+        overrides,
+        out_dir: Some(dir.clone()),
+        checkpoint_every: args.checkpoint_every.map_or(c.checkpoint_every, |n| n as usize),
+        resume: Some(c),
+    })
+}
+
 fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
-    let mut overrides = args.overrides.clone();
+    let plan = plan(args)?;
+    let mut overrides = plan.overrides.clone();
     if let Some(f) = args.frames {
         overrides.push(format!("frames={f}"));
         overrides.push("duration=None".into());
     }
-    let loaded = scene::load_scene(&args.scene, &overrides).map_err(|e| RunError::BadInput(e.to_string()))?;
+    let loaded = scene::load_scene(&plan.scene, &overrides).map_err(|e| RunError::BadInput(e.to_string()))?;
+    let scene_hash = checkpoint::scene_hash(&loaded.scene).map_err(failed)?;
+    if let Some(c) = &plan.resume
+        && c.scene_hash != scene_hash
+    {
+        return Err(RunError::BadInput(format!(
+            "error: {} changed since the checkpoint in {} was taken (only the run length may change): \
+             resuming would not continue the same run; restore the scene or start a new run",
+            plan.scene.display(),
+            plan.out_dir.as_deref().unwrap_or(Path::new(".")).display()
+        )));
+    }
     let (model, state) = scene::build::build(&loaded).map_err(|e| RunError::BadInput(e.to_string()))?;
-    let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("output").join(&model.name));
+    let out_dir = plan.out_dir.clone().unwrap_or_else(|| PathBuf::from("output").join(&model.name));
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| failed(format!("cannot create output folder {}: {e}", out_dir.display())))?;
     let effective = effective_ron_for(&loaded).map_err(failed)?;
@@ -171,18 +218,32 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
         eprint!("{}", super::check::implicit_surfaces(&model, &state.q, &state.rigid));
         eprintln!("  output: {}", out_dir.display());
     }
-    let mut summary = RunSummary::start(&model.name, &args.scene, &out_dir);
+    let mut summary = RunSummary::start(&model.name, &plan.scene, &out_dir);
     summary.exit_status = RunStatus::Running;
     summary.write(&out_dir.join("run.json")).map_err(failed)?;
-    let mut totals = Totals::default();
     let started = Instant::now();
     if model.settle_steps > 0 && !args.quiet {
         eprintln!("  settling for {} steps before t = 0", model.settle_steps);
     }
     let mut sim = Simulation::new(model, state);
+    let checkpoints = Checkpoints {
+        every: plan.checkpoint_every,
+        scene_hash,
+        scene_path: std::path::absolute(&plan.scene).unwrap_or(plan.scene.clone()).display().to_string(),
+        overrides: plan.overrides.clone(),
+    };
+    let start = match plan.resume {
+        Some(c) => start_resumed(&mut sim, &out_dir, c),
+        None => start_new(&mut sim, &out_dir),
+    };
     // A second signal while the first is being handled falls through to the default (kill).
     let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed));
-    let result = simulate(&mut sim, &out_dir, args.quiet, &mut totals);
+    let mut totals = Totals::default();
+    let result = start.and_then(|mut st| {
+        let r = simulate(&mut sim, &out_dir, args.quiet, &mut st, &checkpoints);
+        totals = st.totals;
+        r
+    });
     let state = sim.state;
     let code = match &result {
         Ok(()) => {
@@ -250,8 +311,8 @@ fn effective_ron_for(loaded: &scene::LoadedScene) -> Result<String, ron::Error> 
     scene::load::to_ron(&s)
 }
 
-/// Counters accumulated over a run for run.json.
-#[derive(Debug, Default)]
+/// Counters accumulated over a run for run.json (kept in checkpoints).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Totals {
     newton_iterations: u64,
     line_search_steps: u64,
@@ -303,36 +364,106 @@ impl Totals {
     }
 }
 
-fn simulate(sim: &mut Simulation, out_dir: &Path, quiet: bool, totals: &mut Totals) -> Result<(), Stop> {
+/// How often checkpoints are written, and what identifies the run in them.
+struct Checkpoints {
+    /// Frames between checkpoints (0: none).
+    every: usize,
+    scene_hash: u64,
+    scene_path: String,
+    overrides: Vec<String>,
+}
+
+/// The writers and counters of a run, and the last frame written.
+struct Progress {
+    frames: FrameWriter,
+    stats: Option<StatsWriter>,
+    totals: Totals,
+    frame: usize,
+}
+
+/// A new run: fresh writers, and frame 0.
+fn start_new(sim: &mut Simulation, out_dir: &Path) -> Result<Progress, Stop> {
     let failed = |e: &dyn std::fmt::Display| Stop::Failed(e.to_string());
     let Simulation { model, state, pipeline } = sim;
-    let model = &*model;
-    let on_failure = model.pipeline.on_failure();
     let mut frames = FrameWriter::new(model, state, out_dir).map_err(|e| failed(&e))?;
-    let mut stats = if model.output.stats {
+    let stats = if model.output.stats {
         Some(StatsWriter::create(out_dir.join("stats.csv"), stats_columns(model)).map_err(|e| failed(&e))?)
     } else {
         None
     };
     let (fn0, ff0) = pipeline.contact_forces(model, state);
     frames.write_frame(model, state, 0, &fn0, &ff0, pipeline.contact_points()).map_err(|e| failed(&e))?;
-    totals.frames_written = 1;
+    let totals = Totals { frames_written: 1, ..Totals::default() };
+    Ok(Progress { frames, stats, totals, frame: 0 })
+}
 
-    let total_steps = model.step_count() as u64;
+/// A resumed run: `sim` was built from the scene's initial state (which also sizes the collider
+/// patches); the checkpoint's state, pipeline data, writers and totals are laid over it.
+fn start_resumed(sim: &mut Simulation, out_dir: &Path, c: Checkpoint) -> Result<Progress, Stop> {
+    let failed = |e: &dyn std::fmt::Display| Stop::Failed(format!("cannot resume from {}: {e}", out_dir.display()));
+    let Simulation { model, state, pipeline } = sim;
+    let frames = FrameWriter::resume(model, state, out_dir, c.frame, c.frames).map_err(|e| failed(&e))?;
+    c.state.apply(state).map_err(|e| failed(&e))?;
+    pipeline.restore(c.pipeline).map_err(|e| failed(&e))?;
+    let stats = match (model.output.stats, c.stats) {
+        (true, Some((rows, bytes))) => Some(
+            StatsWriter::resume(out_dir.join("stats.csv"), stats_columns(model), rows, bytes)
+                .map_err(|e| failed(&e))?,
+        ),
+        (false, None) => None,
+        _ => return Err(failed(&"the checkpoint's statistics setting is not the scene's")),
+    };
+    let totals = postcard::from_bytes(&c.totals).map_err(|e| failed(&e))?;
+    Ok(Progress { frames, stats, totals, frame: c.frame })
+}
+
+fn write_checkpoint(sim: &Simulation, out_dir: &Path, p: &Progress, c: &Checkpoints) -> Result<(), Stop> {
+    let failed = |e: &dyn std::fmt::Display| Stop::Failed(format!("writing the checkpoint: {e}"));
+    let ckpt = Checkpoint {
+        format_version: checkpoint::FORMAT_VERSION,
+        fricsim_version: env!("CARGO_PKG_VERSION").to_string(),
+        scene_hash: c.scene_hash,
+        scene_path: c.scene_path.clone(),
+        overrides: c.overrides.clone(),
+        checkpoint_every: c.every,
+        frame: p.frame,
+        state: checkpoint::SavedState::of(&sim.state),
+        pipeline: sim.pipeline.save(),
+        frames: p.frames.saved(),
+        stats: p.stats.as_ref().map(|w| (w.rows_written(), w.bytes_written())),
+        totals: postcard::to_stdvec(&p.totals).map_err(|e| failed(&e))?,
+    };
+    checkpoint::write(out_dir, &ckpt).map_err(|e| failed(&e))
+}
+
+fn simulate(
+    sim: &mut Simulation,
+    out_dir: &Path,
+    quiet: bool,
+    p: &mut Progress,
+    ckpt: &Checkpoints,
+) -> Result<(), Stop> {
+    let failed = |e: &dyn std::fmt::Display| Stop::Failed(e.to_string());
+    let (on_failure, frames, steps_per_frame) =
+        (sim.model.pipeline.on_failure(), sim.model.frames, sim.model.steps_per_frame);
+    let total_steps = sim.model.step_count() as u64;
     let tty = std::io::stderr().is_terminal();
     let bar = if quiet || !tty { ProgressBar::hidden() } else { ProgressBar::new(total_steps) };
     bar.set_style(
         ProgressStyle::with_template("{bar:30} frame {msg} | {per_sec} | ETA {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    bar.set_position(sim.state.step.min(total_steps));
     let start = Instant::now();
+    let first_step = sim.state.step;
     let mut failures = 0usize;
-    for frame in 1..=model.frames {
-        for _ in 0..model.steps_per_frame {
+    for frame in p.frame + 1..=frames {
+        for _ in 0..steps_per_frame {
+            let Simulation { model, state, pipeline } = &mut *sim;
             let t = Instant::now();
             let s = pipeline.step(model, state).map_err(|e| failed(&e))?;
-            totals.add_step(&s);
-            if let Some(w) = stats.as_mut() {
+            p.totals.add_step(&s);
+            if let Some(w) = p.stats.as_mut() {
                 w.write_row(&stats_row(model, state, &s, t.elapsed().as_secs_f64())).map_err(|e| failed(&e))?;
             }
             if let Some(reason) = &s.failure {
@@ -355,9 +486,15 @@ fn simulate(sim: &mut Simulation, out_dir: &Path, quiet: bool, totals: &mut Tota
                 return Err(Stop::Interrupted);
             }
         }
+        let Simulation { model, state, pipeline } = &mut *sim;
         let (fnorm, ffric) = pipeline.contact_forces(model, state);
-        frames.write_frame(model, state, frame, &fnorm, &ffric, pipeline.contact_points()).map_err(|e| failed(&e))?;
-        totals.frames_written += 1;
+        p.frames.write_frame(model, state, frame, &fnorm, &ffric, pipeline.contact_points()).map_err(|e| failed(&e))?;
+        p.totals.frames_written += 1;
+        p.frame = frame;
+        if ckpt.every > 0 && frame % ckpt.every == 0 {
+            write_checkpoint(sim, out_dir, p, ckpt)?;
+        }
+        let (model, state) = (&sim.model, &sim.state);
         bar.set_message(format!("{frame}/{} t={:.4} s", model.frames, state.time));
         if !quiet && !tty {
             let el = start.elapsed().as_secs_f64();
@@ -365,7 +502,7 @@ fn simulate(sim: &mut Simulation, out_dir: &Path, quiet: bool, totals: &mut Tota
                 "frame {frame}/{} t={:.6} s steps/s {:.1} elapsed {:.1} s",
                 model.frames,
                 state.time,
-                state.step as f64 / el.max(1e-9),
+                (state.step - first_step) as f64 / el.max(1e-9),
                 el
             );
         }

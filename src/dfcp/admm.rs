@@ -783,6 +783,17 @@ pub struct AdmmCache {
     numeric: Option<(Vec<f64>, SolveInPlace)>,
 }
 
+impl AdmmCache {
+    /// The multiplier carried to the next solve (for a checkpoint).
+    pub fn carried_lambda(&self) -> &[f64] {
+        &self.lambda
+    }
+
+    pub fn set_carried_lambda(&mut self, lambda: Vec<f64>) {
+        self.lambda = lambda;
+    }
+}
+
 /// Solve a global problem. `r` and `v` are warm starts and results (`v` = the feasible `p`).
 pub fn solve(
     g: &GlobalProblem,

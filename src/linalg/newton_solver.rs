@@ -31,6 +31,17 @@ impl Factor {
     }
 }
 
+/// A Jacobian pattern and the values its cached preconditioner was factored from (`lu`: an LU of
+/// the Jacobian, else a Cholesky of its symmetric part).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SolverSnapshot {
+    pub n: usize,
+    pub col_ptr: Vec<usize>,
+    pub row_idx: Vec<usize>,
+    pub generation: u64,
+    pub factor: Option<(bool, Vec<f64>)>,
+}
+
 /// Counters of one solve (added to the step statistics).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct LinearInfo {
@@ -48,6 +59,8 @@ pub struct NewtonSolver {
     /// Slot of the transposed entry, if the pattern is structurally symmetric.
     transpose: Option<Vec<usize>>,
     sym_values: Vec<f64>,
+    /// The values the cached LU was factored from (a checkpoint refactors them).
+    lu_values: Vec<f64>,
     x: Vec<f64>,
     /// Relative GMRES tolerance: small enough that Newton keeps its quadratic convergence.
     pub rel_tol: f64,
@@ -67,6 +80,7 @@ impl NewtonSolver {
             sym_lu: None,
             transpose: None,
             sym_values: Vec::new(),
+            lu_values: Vec::new(),
             x: vec![0.0; n],
             rel_tol: 1e-10,
             max_iterations: 20,
@@ -120,9 +134,59 @@ impl NewtonSolver {
             self.sym_lu = Some(SymbolicLu::try_new(sym).map_err(|e| LinearSolveError::Singular(format!("{e:?}")))?);
         }
         let s = self.sym_lu.clone().expect("set above");
+        self.lu_values.clone_from(&a.values);
         Lu::try_new_with_symbolic(s, SparseColMatRef::new(sym, &a.values))
             .map(|f| Factor::Lu(Box::new(f)))
             .map_err(|e| LinearSolveError::Singular(format!("{e:?}")))
+    }
+
+    /// The preconditioner kept across steps, as the values it was factored from: a checkpoint
+    /// holds these and [`restore`](Self::restore) factors them again, bit for bit the same
+    /// factor (same pattern, ordering and values).
+    pub fn snapshot(&self, a: &SparseMatrix) -> SolverSnapshot {
+        let factor = match (&self.factor, self.generation == Some(a.generation())) {
+            (Some(Factor::Llt(_)), true) => Some((false, self.sym_values.clone())),
+            (Some(Factor::Lu(_)), true) => Some((true, self.lu_values.clone())),
+            _ => None,
+        };
+        let p = &a.pattern;
+        SolverSnapshot {
+            n: p.n,
+            col_ptr: p.col_ptr.clone(),
+            row_idx: p.row_idx.clone(),
+            generation: a.generation(),
+            factor,
+        }
+    }
+
+    /// Continue from a snapshot: `a` takes its pattern, and the factor is rebuilt.
+    pub fn restore(&mut self, a: &mut SparseMatrix, s: SolverSnapshot) -> Result<(), String> {
+        let pattern = super::sparse::Pattern { n: s.n, col_ptr: s.col_ptr, row_idx: s.row_idx };
+        *a = a.restored(pattern, s.generation)?;
+        self.reset_for(a);
+        let Some((lu, values)) = s.factor else { return Ok(()) };
+        if values.len() != a.pattern.nnz() {
+            return Err("the checkpoint's factor values do not match its pattern".into());
+        }
+        let sym = Self::symbolic(a);
+        let factor = if lu {
+            let s = SymbolicLu::try_new(sym).map_err(|e| format!("{e:?}"))?;
+            self.sym_lu = Some(s.clone());
+            self.lu_values.clone_from(&values);
+            Lu::try_new_with_symbolic(s, SparseColMatRef::new(sym, &values))
+                .map(|f| Factor::Lu(Box::new(f)))
+                .map_err(|e| format!("{e:?}"))
+        } else {
+            let s = SymbolicLlt::try_new(sym, Side::Lower).map_err(|e| format!("{e:?}"))?;
+            self.sym_llt = Some(s.clone());
+            self.sym_values.clone_from(&values);
+            Llt::try_new_with_symbolic(s, SparseColMatRef::new(sym, &values), Side::Lower)
+                .map(Factor::Llt)
+                .map_err(|e| format!("{e:?}"))
+        };
+        self.factor =
+            Some(factor.map_err(|e| format!("the checkpoint's preconditioner cannot be factored again: {e}"))?);
+        Ok(())
     }
 
     fn gmres(&mut self, a: &SparseMatrix, low_rank: &[(Vec<f64>, Vec<f64>)], rhs: &[f64]) -> GmresInfo {

@@ -109,6 +109,29 @@ impl SparseMatrix {
         self.generation
     }
 
+    /// A matrix over `pattern` at pattern generation `generation` (a checkpoint's), if the pattern
+    /// is well formed and holds every entry of this one's (patterns only grow).
+    pub fn restored(&self, pattern: Pattern, generation: u64) -> Result<SparseMatrix, String> {
+        let p = &pattern;
+        let sorted = p.col_ptr.windows(2).all(|w| w[0] <= w[1])
+            && p.col_ptr.first() == Some(&0)
+            && p.col_ptr.last() == Some(&p.row_idx.len())
+            && (0..p.n).all(|c| p.row_idx[p.col_ptr[c]..p.col_ptr[c + 1]].windows(2).all(|w| w[0] < w[1]))
+            && p.row_idx.iter().all(|&r| r < p.n);
+        if p.n != self.pattern.n || p.col_ptr.len() != p.n + 1 || !sorted {
+            return Err(format!(
+                "the checkpoint's Jacobian pattern is malformed or for {} unknowns, not {}",
+                p.n, self.pattern.n
+            ));
+        }
+        if self.pattern.entries().any(|(r, c)| p.slot(r, c).is_none()) {
+            return Err("the checkpoint's Jacobian pattern lacks entries of this scene's".into());
+        }
+        let mut m = SparseMatrix::new(pattern);
+        m.generation = generation;
+        Ok(m)
+    }
+
     /// `y = A x`.
     pub fn mul_vec(&self, x: &[f64], y: &mut [f64]) {
         y.iter_mut().for_each(|v| *v = 0.0);

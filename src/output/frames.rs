@@ -51,18 +51,60 @@ impl NodalFields {
 impl FrameWriter {
     /// A writer for `model` starting from `state` (which sizes the planes' patches).
     pub fn new(model: &Model, state: &State, out_dir: &Path) -> Result<FrameWriter, OutputError> {
+        FrameWriter::open(model, state, out_dir, 0)
+    }
+
+    /// What a checkpoint keeps of the writer: the collections' entries and the files of the
+    /// colliders that never move.
+    pub fn saved(&self) -> FramesSaved {
+        FramesSaved {
+            pvd: self.pvd.entries().to_vec(),
+            series: self.series.iter().map(|(k, c)| (k.clone(), c.entries().to_vec())).collect(),
+            collider_files: self.collider_files.clone(),
+        }
+    }
+
+    /// Continue a run at frame `frame` (a checkpoint's): `state` is the run's initial state (it
+    /// sized the planes' patches), frames up to `frame` are kept and later ones removed.
+    pub fn resume(
+        model: &Model,
+        state: &State,
+        out_dir: &Path,
+        frame: usize,
+        saved: FramesSaved,
+    ) -> Result<FrameWriter, OutputError> {
+        let mut w = FrameWriter::open(model, state, out_dir, frame + 1)?;
+        if saved.collider_files.len() != w.colliders.len() {
+            return Err(OutputError::invalid(out_dir, "the checkpoint's colliders are not this scene's"));
+        }
+        w.pvd = PvdCollection::with_entries(w.pvd.path().to_path_buf(), saved.pvd);
+        w.series = saved
+            .series
+            .into_iter()
+            .map(|(k, e)| {
+                let path = out_dir.join("vtk").join(format!("{k}.pvd"));
+                (k, PvdCollection::with_entries(path, e))
+            })
+            .collect();
+        w.collider_files = saved.collider_files;
+        Ok(w)
+    }
+
+    /// A writer that removes this model's frame files numbered `first_stale` and above (all of
+    /// them for a new run), so that none is mistaken for a frame of this run: ParaView groups
+    /// `block_*.vtu` into one series. Other files are left alone.
+    fn open(model: &Model, state: &State, out_dir: &Path, first_stale: usize) -> Result<FrameWriter, OutputError> {
         let colliders = collider_geometry(model, state);
         for (sub, ext) in [("vtk", ".vtu"), ("ply", ".ply")] {
             let dir = out_dir.join(sub);
             std::fs::create_dir_all(&dir).map_err(|e| OutputError::io(&dir, "creating the folder", e))?;
-            // A previous run into the same folder may have written more frames: remove this
-            // model's frame files so that none is mistaken for a frame of this run (ParaView
-            // groups `block_*.vtu` into one series). Other files are left alone.
             let entries = std::fs::read_dir(&dir).map_err(|e| OutputError::io(&dir, "listing the folder", e))?;
             for entry in entries.flatten() {
                 let name = entry.file_name();
                 let series: Vec<&str> = body_names(model).chain(colliders.iter().map(|c| c.series.as_str())).collect();
-                let stale = name.to_str().is_some_and(|n| series.iter().any(|b| is_frame_file(n, b, ext)));
+                let stale = name
+                    .to_str()
+                    .is_some_and(|n| series.iter().any(|b| frame_of(n, b, ext).is_some_and(|f| f >= first_stale)));
                 if stale {
                     std::fs::remove_file(entry.path())
                         .map_err(|e| OutputError::io(&entry.path(), "removing a stale frame", e))?;
@@ -307,9 +349,19 @@ fn body_names(model: &Model) -> impl Iterator<Item = &str> {
 }
 
 /// Whether `name` is `<body>_<frame digits><ext>`, a frame file this writer names.
-fn is_frame_file(name: &str, body: &str, ext: &str) -> bool {
+/// The frame number of `name` if it is a frame file `<body>_<NNNNN><ext>` of `body`.
+fn frame_of(name: &str, body: &str, ext: &str) -> Option<usize> {
     name.strip_prefix(body)
         .and_then(|r| r.strip_prefix('_'))
         .and_then(|r| r.strip_suffix(ext))
-        .is_some_and(|d| d.len() >= 5 && d.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|d| d.len() >= 5 && d.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|d| d.parse().ok())
+}
+
+/// What a checkpoint keeps of a [`FrameWriter`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FramesSaved {
+    pvd: Vec<super::pvd::PvdEntry>,
+    series: Vec<(String, Vec<super::pvd::PvdEntry>)>,
+    collider_files: Vec<Option<String>>,
 }

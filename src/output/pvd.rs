@@ -12,7 +12,7 @@ use super::atomic::write_bytes_atomically;
 use super::{OutputError, format_f64};
 
 /// One `<DataSet>` line of the collection.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PvdEntry {
     /// Physical time of the frame, in seconds.
     pub time: f64,
@@ -34,6 +34,11 @@ impl PvdCollection {
     /// Nothing is written until the first [`add_frame`](Self::add_frame).
     pub fn new(path: impl Into<PathBuf>) -> Self {
         PvdCollection { path: path.into(), entries: Vec::new() }
+    }
+
+    /// A collection that already holds `entries` (a resumed run's).
+    pub fn with_entries(path: impl Into<PathBuf>, entries: Vec<PvdEntry>) -> Self {
+        PvdCollection { path: path.into(), entries }
     }
 
     /// Path of the `.pvd` file.

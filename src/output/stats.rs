@@ -67,6 +67,8 @@ pub struct StatsWriter {
     columns: Vec<String>,
     line: String,
     rows: u64,
+    /// Length of the file so far (bytes): where a resumed run cuts it.
+    bytes: u64,
 }
 
 impl StatsWriter {
@@ -77,7 +79,7 @@ impl StatsWriter {
             return Err(OutputError::invalid(&path, "a CSV needs at least one column"));
         }
         let file = File::create(&path).map_err(|e| OutputError::io(&path, "creating the file", e))?;
-        let mut w = StatsWriter { path, file, columns, line: String::new(), rows: 0 };
+        let mut w = StatsWriter { path, file, columns, line: String::new(), rows: 0, bytes: 0 };
         let mut line = String::new();
         for (i, c) in w.columns.iter().enumerate() {
             if i > 0 {
@@ -87,6 +89,38 @@ impl StatsWriter {
         }
         w.emit(line)?;
         Ok(w)
+    }
+
+    /// Continue a file of `rows` rows and `bytes` bytes (a checkpoint's), cutting off whatever
+    /// was written after them; its header must be `columns`.
+    pub fn resume(path: impl Into<PathBuf>, columns: Vec<String>, rows: u64, bytes: u64) -> Result<Self, OutputError> {
+        let path = path.into();
+        let text = std::fs::read(&path).map_err(|e| OutputError::io(&path, "reading the file to resume it", e))?;
+        let header = text.split(|&b| b == b'\n').next().unwrap_or_default();
+        let expected = columns.iter().map(|c| escape(c)).collect::<Vec<_>>().join(",");
+        if header != expected.as_bytes() {
+            return Err(OutputError::invalid(&path, "its header is not this scene's columns; it cannot be resumed"));
+        }
+        if (text.len() as u64) < bytes {
+            return Err(OutputError::invalid(
+                &path,
+                format!("it holds {} bytes but the checkpoint wrote {bytes}; it cannot be resumed", text.len()),
+            ));
+        }
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .map_err(|e| OutputError::io(&path, "opening the file to resume it", e))?;
+        file.set_len(bytes).map_err(|e| OutputError::io(&path, "cutting the rows after the checkpoint", e))?;
+        let mut file = file;
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0))
+            .map_err(|e| OutputError::io(&path, "seeking its end", e))?;
+        Ok(StatsWriter { path, file, columns, line: String::new(), rows, bytes })
+    }
+
+    /// Bytes written so far (header and rows).
+    pub fn bytes_written(&self) -> u64 {
+        self.bytes
     }
 
     /// Path of the CSV file.
@@ -144,6 +178,9 @@ impl StatsWriter {
             .write_all(line.as_bytes())
             .and_then(|()| self.file.flush())
             .map_err(|e| OutputError::io(&self.path, "appending a row", e));
+        if result.is_ok() {
+            self.bytes += line.len() as u64;
+        }
         self.line = line;
         result
     }

@@ -117,6 +117,20 @@ pub trait Pipeline {
     }
     /// Human-readable name for summaries.
     fn describe(&self) -> String;
+    /// What the pipeline carries from one step to the next (for a checkpoint).
+    fn save(&self) -> crate::checkpoint::PipelineData;
+    /// Continue from a checkpoint's data; the pipeline was built from the run's initial state.
+    fn restore(&mut self, data: crate::checkpoint::PipelineData) -> Result<(), String>;
+}
+
+/// The refusal of a checkpoint taken by another pipeline.
+pub fn other_pipeline(data: &crate::checkpoint::PipelineData) -> String {
+    let name = match data {
+        crate::checkpoint::PipelineData::Penalty { .. } => "Penalty",
+        crate::checkpoint::PipelineData::Nonsmooth(_) => "Nonsmooth",
+        crate::checkpoint::PipelineData::Smooth(_) => "Smooth",
+    };
+    format!("the checkpoint was taken by the {name} pipeline, not this scene's")
 }
 
 /// The pipeline a model's scene asks for.

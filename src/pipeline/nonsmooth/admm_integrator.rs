@@ -82,7 +82,34 @@ pub(super) struct StepSplit<'a> {
     pub energy: f64,
 }
 
+/// The split's elements `(stencil, weight)` and their consensus copies and scaled duals (for a
+/// checkpoint); the rest is rebuilt by the next step's `prepare`.
+pub(super) type SplitSaved = (Vec<(usize, f64)>, Vec<f64>, Vec<f64>);
+
 impl ElasticSplit {
+    pub(super) fn saved(&self) -> SplitSaved {
+        (self.elements.iter().map(|e| (e.stencil, e.weight)).collect(), self.z.clone(), self.u.clone())
+    }
+
+    /// A split from [`saved`](Self::saved) over `stencils` stencils.
+    pub(super) fn restored((elements, z, u): SplitSaved, stencils: usize) -> Result<ElasticSplit, String> {
+        let n = K * elements.len();
+        if z.len() != n || u.len() != n || elements.iter().any(|e| e.0 >= stencils) {
+            return Err("the checkpoint's ADMM elements are not this scene's".into());
+        }
+        let elements = elements.into_iter().map(|(stencil, weight)| Element { stencil, weight }).collect();
+        Ok(ElasticSplit {
+            elements,
+            z,
+            u,
+            c: vec![0.0; n],
+            matrix: None,
+            mass: None,
+            f_base: Vec::new(),
+            gradients: Vec::new(),
+        })
+    }
+
     /// Elements of `stencils` with a free node and non-zero stiffness at positions `x`; weights
     /// are their stiffness times `weight_scale`.
     pub(super) fn new(

@@ -38,6 +38,14 @@ use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 use std::time::Instant;
 use warm::WarmStart;
 
+/// What the Nonsmooth pipeline carries from one step to the next: the rigid contacts' forces
+/// (warm starts) and the nodal step's data.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Carried {
+    warm: warm::Saved,
+    nodal: Option<nodal::Carried>,
+}
+
 pub struct NonsmoothPipeline {
     spec: NonsmoothSpec,
     /// Cloth and rods, when the scene has any.
@@ -159,6 +167,23 @@ impl Pipeline for NonsmoothPipeline {
         match &self.nodal {
             Some(n) => &n.rigid_points,
             None => &self.last,
+        }
+    }
+
+    fn save(&self) -> crate::checkpoint::PipelineData {
+        crate::checkpoint::PipelineData::Nonsmooth(Carried {
+            warm: self.warm.saved(),
+            nodal: self.nodal.as_ref().map(nodal::NodalStep::saved),
+        })
+    }
+
+    fn restore(&mut self, data: crate::checkpoint::PipelineData) -> Result<(), String> {
+        let crate::checkpoint::PipelineData::Nonsmooth(c) = data else { return Err(super::other_pipeline(&data)) };
+        self.warm = WarmStart::restored(c.warm);
+        match (self.nodal.as_mut(), c.nodal) {
+            (Some(n), Some(saved)) => n.restore(saved),
+            (None, None) => Ok(()),
+            _ => Err("the checkpoint's nodal bodies are not this scene's".into()),
         }
     }
 

@@ -143,6 +143,15 @@ struct Contact {
     point: Vector3<f64>,
 }
 
+/// What the nodal step carries from one step to the next: contact forces by contact key (warm
+/// starts), ADMM's multiplier, and the ADMM integrator's elements and their consensus and dual.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Carried {
+    warm: Vec<((u8, usize, usize), [f64; 3])>,
+    lambda: Vec<f64>,
+    split: Option<super::admm_integrator::SplitSaved>,
+}
+
 pub struct NodalStep {
     /// Free index of every dof (`usize::MAX` for kinematic nodes' dofs).
     free: Vec<usize>,
@@ -189,6 +198,21 @@ pub struct NodalStep {
 }
 
 impl NodalStep {
+    pub fn saved(&self) -> Carried {
+        Carried {
+            warm: crate::checkpoint::sorted(&self.warm).into_iter().map(|(k, f)| (k, f.into())).collect(),
+            lambda: self.admm.carried_lambda().to_vec(),
+            split: self.split.as_ref().map(ElasticSplit::saved),
+        }
+    }
+
+    pub fn restore(&mut self, c: Carried) -> Result<(), String> {
+        self.warm = c.warm.into_iter().map(|(k, f)| (k, f.into())).collect();
+        self.admm.set_carried_lambda(c.lambda);
+        self.split = c.split.map(|s| ElasticSplit::restored(s, self.elastic.stencils().len())).transpose()?;
+        Ok(())
+    }
+
     pub fn new(model: &Model) -> Result<NodalStep, String> {
         let (free, n_free) = model.free_dofs();
         let mut node_material = vec![0; model.node_count()];

@@ -27,7 +27,20 @@ pub struct WarmStart {
     previous: HashMap<PairKey, Vec<PointForce>>,
 }
 
+/// The stored forces by pair, sorted, with points and forces as arrays (for a checkpoint).
+pub type Saved = Vec<(PairKey, Vec<([f64; 3], [f64; 3])>)>;
+
 impl WarmStart {
+    pub fn saved(&self) -> Saved {
+        let arrays = |v: &Vec<PointForce>| v.iter().map(|(p, f)| ((*p).into(), (*f).into())).collect();
+        crate::checkpoint::sorted(&self.previous).iter().map(|(k, v)| (*k, arrays(v))).collect()
+    }
+
+    pub fn restored(saved: Saved) -> WarmStart {
+        let vectors = |v: Vec<([f64; 3], [f64; 3])>| v.into_iter().map(|(p, f)| (p.into(), f.into())).collect();
+        WarmStart { previous: saved.into_iter().map(|(k, v)| (k, vectors(v))).collect() }
+    }
+
     /// Remember the solved forces `r` (contact frames) of `contacts`.
     pub fn store(&mut self, contacts: &[Contact], r: &[f64], bodies: &[RigidBody]) {
         self.previous.clear();

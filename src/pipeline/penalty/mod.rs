@@ -304,6 +304,17 @@ impl Pipeline for PenaltyPipeline {
         (fnorm, ffric)
     }
 
+    fn save(&self) -> crate::checkpoint::PipelineData {
+        crate::checkpoint::PipelineData::Penalty { solver: self.system.snapshot() }
+    }
+
+    fn restore(&mut self, data: crate::checkpoint::PipelineData) -> Result<(), String> {
+        match data {
+            crate::checkpoint::PipelineData::Penalty { solver } => self.system.restore(solver),
+            other => Err(super::other_pipeline(&other)),
+        }
+    }
+
     fn describe(&self) -> String {
         format!(
             "Penalty ({}, {:?} friction, delta {} m, damped Newton, {:?} linear solves)",

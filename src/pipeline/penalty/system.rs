@@ -11,7 +11,7 @@ use super::contacts::{ContactEntry, ImplicitCandidates, Stencil};
 use super::elements::Element;
 use crate::contact::kernel::{collider_force, collider_linearized, triangle_force, triangle_linearized};
 use crate::integrator::ForceWeights;
-use crate::linalg::newton_solver::{LinearInfo, NewtonSolver};
+use crate::linalg::newton_solver::{LinearInfo, NewtonSolver, SolverSnapshot};
 use crate::linalg::sparse::{LinearSolveError, Pattern, SparseMatrix};
 use crate::model::motion::VelocityField;
 use crate::model::{Model, node_arr};
@@ -160,6 +160,25 @@ impl System {
             sys.compute_slots();
         }
         sys
+    }
+
+    /// The Jacobian's pattern and the cached preconditioner (assembled systems only), for a
+    /// checkpoint.
+    pub fn snapshot(&self) -> Option<SolverSnapshot> {
+        self.assembled.then(|| self.linear.snapshot(&self.jacobian))
+    }
+
+    /// Continue from [`snapshot`](Self::snapshot)'s data.
+    pub fn restore(&mut self, s: Option<SolverSnapshot>) -> Result<(), String> {
+        match (s, self.assembled) {
+            (Some(s), true) => {
+                self.linear.restore(&mut self.jacobian, s)?;
+                self.compute_slots();
+                Ok(())
+            }
+            (None, false) => Ok(()),
+            _ => Err("the checkpoint's linear solver is not this scene's".into()),
+        }
     }
 
     fn compute_slots(&mut self) {

@@ -32,7 +32,7 @@ use nalgebra::{Matrix3, Vector3};
 use std::collections::HashMap;
 
 /// What generates the field a contact is against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum FieldId {
     Collider(usize),
     Solid(usize),

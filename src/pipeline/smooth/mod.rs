@@ -44,6 +44,17 @@ pub struct SmoothPipeline {
     layout: Layout,
 }
 
+/// What the Smooth pipeline carries from one step to the next: the forwarded friction and normal
+/// impulses per vertex and field, the side of each cloth a vertex is on, and the Jacobian's
+/// pattern and preconditioner.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Carried {
+    forwarded: Vec<((usize, FieldId), [f64; 3])>,
+    normal: Vec<((usize, FieldId), f64)>,
+    sides: Vec<((usize, usize), f64)>,
+    solver: Option<crate::linalg::newton_solver::SolverSnapshot>,
+}
+
 impl SmoothPipeline {
     pub fn new(model: &Model, state: &State, spec: SmoothSpec) -> SmoothPipeline {
         let fields = Fields::new(model, &state.rigid, spec.field.kernel, spec.field.radius, &state.q);
@@ -236,6 +247,24 @@ impl Pipeline for SmoothPipeline {
 
     fn contact_points(&self) -> &[ContactPoint] {
         &self.points
+    }
+
+    fn save(&self) -> crate::checkpoint::PipelineData {
+        use crate::checkpoint::sorted;
+        crate::checkpoint::PipelineData::Smooth(Carried {
+            forwarded: sorted(&self.forwarded).into_iter().map(|(k, f)| (k, f.into())).collect(),
+            normal: sorted(&self.normal),
+            sides: sorted(&self.fields.sides),
+            solver: self.system.snapshot(),
+        })
+    }
+
+    fn restore(&mut self, data: crate::checkpoint::PipelineData) -> Result<(), String> {
+        let crate::checkpoint::PipelineData::Smooth(c) = data else { return Err(super::other_pipeline(&data)) };
+        self.forwarded = c.forwarded.into_iter().map(|(k, f)| (k, f.into())).collect();
+        self.normal = c.normal.into_iter().collect();
+        self.fields.sides = c.sides.into_iter().collect();
+        self.system.restore(c.solver)
     }
 
     fn describe(&self) -> String {
