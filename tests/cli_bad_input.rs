@@ -390,7 +390,17 @@ fn mutated_inputs_that_crashed_are_refused() {
     let cyl = std::fs::read_to_string(root.join("scenes/validation/smooth_cloth_cylinder.ron")).unwrap();
     let cloth = dir.path().join("cloth.ron");
     std::fs::write(&cloth, cyl.replace("../data/cloth_cylinder_strip.obj", "data/strip.obj")).unwrap();
+    // Found by tests/fuzz_inputs.rs: a subnormal cloth size (non-finite masses panicked the
+    // nodal contact problem) and an astronomic capsule (an infinite Delassus operator).
+    let sphere = std::fs::read_to_string(root.join("scenes/cloth_on_sphere.ron")).unwrap();
+    let sheet = dir.path().join("sheet.ron");
+    std::fs::write(&sheet, sphere.replace("Grid(size: (1.0, 1.0)", "Grid(size: (1e-320, 1.0)")).unwrap();
+    let hopper = std::fs::read_to_string(root.join("scenes/capsule_hopper.ron")).unwrap();
+    let huge = dir.path().join("huge.ron");
+    std::fs::write(&huge, hopper.replacen("Capsule(radius: 0.01,", "Capsule(radius: 1e308,", 1)).unwrap();
     let cases = [
+        (&sheet, "bodies[0].mesh.size = [1e-320, 1.0]: every component must be a length from 1e-9 to 1e6 (m)"),
+        (&huge, "shape.radius = 1e308: must be a length from 1e-9 to 1e6 (m)"),
         (&flat, "bodies[0].shape.size = (0.1, 1e-320, 0.1): must be at least 1e-9 m"),
         (&ball, "bodies[0].shape.radius = 5e-324: must be at least 1e-9 m"),
         (&cloth, "triangle 1 (vertices 1, 3, 4, counted from 0) has zero area"),
@@ -407,4 +417,11 @@ fn mutated_inputs_that_crashed_are_refused() {
             assert!(err.contains(expect) && !err.contains("panicked"), "{cmd} {scene:?}: {err}");
         }
     }
+    // An FCLib text file whose counts ask for 34 GB before any entry is read.
+    let text = dir.path().join("big.txt");
+    std::fs::write(&text, "kind local\nnc 1\nmatrix W 3 3 1000000000000\n0 0 1\n").unwrap();
+    let out = Command::new(BIN).args(["fclib", "solve", text.to_str().unwrap()]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("file ends before its 1000000000000 entries") && !err.contains("panicked"), "{err}");
+    assert_ne!(out.status.code(), Some(0), "{err}");
 }

@@ -226,6 +226,12 @@ fn parse_num<T: std::str::FromStr>(tok: Option<&str>, what: &str, line: usize) -
     t.parse::<T>().map_err(|_| anyhow!("line {line}: cannot parse {what} from {t:?}"))
 }
 
+/// The largest matrix dimension the text reader accepts (33 M contacts): a column count is
+/// allocated as a column-pointer array before any entry is read.
+const MAX_TEXT_DIM: usize = 100_000_000;
+/// The shortest entry or value line (`0\n`, `0 0 0` is longer).
+const MIN_LINE_BYTES: usize = 2;
+
 /// Parse the text format: `kind`, `spacedim`, `nc`, `matrix NAME m n nnz` + `row col value`
 /// lines, `vector NAME len` + one value per line; `#` starts a comment.
 pub fn parse_text(src: &str) -> Result<TextData> {
@@ -246,7 +252,11 @@ pub fn parse_text(src: &str) -> Result<TextData> {
                 let m: usize = parse_num(tok.next(), "row count", ln)?;
                 let n: usize = parse_num(tok.next(), "column count", ln)?;
                 let nnz: usize = parse_num(tok.next(), "nnz", ln)?;
-                let mut t = Vec::with_capacity(nnz);
+                if m > MAX_TEXT_DIM || n > MAX_TEXT_DIM {
+                    bail!("line {ln}: matrix {name} is {m}x{n}; at most {MAX_TEXT_DIM} rows and columns are read");
+                }
+                // Counts come from the file: reserve no more than its lines can hold.
+                let mut t = Vec::with_capacity(nnz.min(src.len() / MIN_LINE_BYTES));
                 for _ in 0..nnz {
                     let (l2, e) =
                         lines.next().ok_or_else(|| anyhow!("matrix {name}: file ends before its {nnz} entries"))?;
@@ -264,7 +274,7 @@ pub fn parse_text(src: &str) -> Result<TextData> {
             Some("vector") => {
                 let name: String = parse_num(tok.next(), "vector name", ln)?;
                 let len: usize = parse_num(tok.next(), "vector length", ln)?;
-                let mut v = Vec::with_capacity(len);
+                let mut v = Vec::with_capacity(len.min(src.len() / MIN_LINE_BYTES));
                 for _ in 0..len {
                     let (l2, e) =
                         lines.next().ok_or_else(|| anyhow!("vector {name}: file ends before its {len} values"))?;

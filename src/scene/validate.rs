@@ -12,6 +12,27 @@ use std::path::Path;
 
 /// Upper bound on the tetrahedra of one procedural mesh (about 10 GB of model data).
 pub const MAX_TETS: usize = 50_000_000;
+
+/// The sizes a body or collider may have (m): 1 nm to 1000 km.
+pub const MIN_LENGTH: f64 = 1e-9;
+pub const MAX_LENGTH: f64 = 1e6;
+
+/// Lower bounds of the memory one element takes in a run (bytes): a tetrahedron's energy,
+/// gradient, 12×12 Hessian and assembly slots (`cli::check::memory_estimate`), a triangle's
+/// 9×9 and a hinge's 12×12 share, a rod node's state, frames and contact records.
+const TET_BYTES: f64 = 1832.0;
+const TRIANGLE_BYTES: f64 = 1500.0;
+const ROD_NODE_BYTES: f64 = 600.0;
+
+/// The refusal of a resolution beyond the limit, with the memory it would take.
+fn too_fine(count: f64, what: &str, bytes_each: f64) -> String {
+    format!(
+        "too fine: {count:.3e} {what} would need at least {:.3e} GB of memory ({:.1} kB each); at most \
+         {MAX_TETS} are allowed",
+        count * bytes_each / 1e9,
+        bytes_each / 1e3
+    )
+}
 /// Upper bound on the time steps of a run (1e12: months of wall time even at 1e5 steps/s).
 pub const MAX_STEPS: f64 = 1e12;
 
@@ -48,14 +69,24 @@ impl Checks {
         }
     }
     fn positive(&mut self, path: &str, v: f64, unit: &str) {
+        if unit == " (m)" {
+            return self.length(path, v);
+        }
         self.check(path, v, |v| v > 0.0, &format!("must be > 0{unit}"));
+    }
+    /// A size of a body or collider: positive and within what f64 geometry can resolve next to
+    /// the other sizes of a scene (a subnormal or astronomic size ends in non-finite masses).
+    fn length(&mut self, path: &str, v: f64) {
+        let message = format!("must be a length from {MIN_LENGTH:e} to {MAX_LENGTH:e} (m)");
+        self.check(path, v, |v| (MIN_LENGTH..=MAX_LENGTH).contains(&v), &message);
     }
     fn non_negative(&mut self, path: &str, v: f64) {
         self.check(path, v, |v| v >= 0.0, "must be >= 0");
     }
     fn positive3(&mut self, path: &str, v: &Vec3) {
-        if v.iter().all(|x| x.is_finite()) && v.iter().any(|&x| x <= 0.0) {
-            self.push(path, Some(fmt_v3(v)), "every component must be > 0");
+        if v.iter().all(|x| x.is_finite()) && v.iter().any(|&x| !(MIN_LENGTH..=MAX_LENGTH).contains(&x)) {
+            let message = format!("every component must be a length from {MIN_LENGTH:e} to {MAX_LENGTH:e} (m)");
+            self.push(path, Some(fmt_v3(v)), message);
         }
     }
     fn name(&mut self, path: &str, name: &str, what: &str) {
@@ -427,8 +458,10 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                 }
                 match &cl.mesh {
                     ClothMeshSpec::Grid { size, cells } => {
-                        if size.iter().any(|&x| x.is_finite() && x <= 0.0) {
-                            c.push(format!("{p}.mesh.size"), Some(format!("{size:?}")), "every component must be > 0");
+                        if size.iter().any(|&x| x.is_finite() && !(MIN_LENGTH..=MAX_LENGTH).contains(&x)) {
+                            let message =
+                                format!("every component must be a length from {MIN_LENGTH:e} to {MAX_LENGTH:e} (m)");
+                            c.push(format!("{p}.mesh.size"), Some(format!("{size:?}")), message);
                         }
                         if cells.contains(&0)
                             || cells.iter().try_fold(2usize, |n, &k| n.checked_mul(k)).is_none_or(|n| n > MAX_TETS)
@@ -436,7 +469,15 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                             c.push(
                                 format!("{p}.mesh.cells"),
                                 Some(format!("{cells:?}")),
-                                format!("every component must be >= 1 and 2 nx ny at most {MAX_TETS}"),
+                                if cells.contains(&0) {
+                                    "every component must be >= 1".to_string()
+                                } else {
+                                    too_fine(
+                                        2.0 * cells[0] as f64 * cells[1] as f64,
+                                        "triangles (2 nx ny)",
+                                        TRIANGLE_BYTES,
+                                    )
+                                },
                             );
                         }
                     }
@@ -450,9 +491,15 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                             c.push(
                                 format!("{p}.mesh.cells"),
                                 Some(format!("{cells:?}")),
-                                format!(
-                                    "(around, along) must be >= 3 and >= 1, with 2 around along at most {MAX_TETS}"
-                                ),
+                                if cells[0] < 3 || cells[1] == 0 {
+                                    "(around, along) must be >= 3 and >= 1".to_string()
+                                } else {
+                                    too_fine(
+                                        2.0 * cells[0] as f64 * cells[1] as f64,
+                                        "triangles (2 around along)",
+                                        TRIANGLE_BYTES,
+                                    )
+                                },
                             );
                         }
                     }
@@ -462,7 +509,15 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                             c.push(
                                 format!("{p}.mesh.resolution"),
                                 Some(resolution.to_string()),
-                                format!("must be >= 1, with 12 resolution^2 triangles at most {MAX_TETS}"),
+                                if *resolution == 0 {
+                                    "must be >= 1".to_string()
+                                } else {
+                                    too_fine(
+                                        12.0 * (*resolution as f64).powi(2),
+                                        "triangles (12 resolution²)",
+                                        TRIANGLE_BYTES,
+                                    )
+                                },
                             );
                         }
                     }
@@ -653,7 +708,15 @@ fn curves(c: &mut Checks, p: &str, cv: &CurvesSpec, base_dir: &Path) {
                 c.push(
                     format!("{p}.count"),
                     Some(count.to_string()),
-                    format!("must be >= 1, with count * (segments + 1) at most {MAX_TETS}"),
+                    if *count == 0 {
+                        "must be >= 1".to_string()
+                    } else {
+                        too_fine(
+                            *count as f64 * (*segments as f64 + 1.0),
+                            "rod nodes (count (segments + 1))",
+                            ROD_NODE_BYTES,
+                        )
+                    },
                 );
             }
         }
@@ -819,7 +882,11 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
                 c.push(
                     format!("{p}.cells"),
                     Some(format!("({}, {}, {})", cells[0], cells[1], cells[2])),
-                    format!("too fine: 6 * nx * ny * nz tetrahedra must be at most {MAX_TETS}"),
+                    too_fine(
+                        6.0 * cells.iter().map(|&k| k as f64).product::<f64>(),
+                        "tetrahedra (6 nx ny nz)",
+                        TET_BYTES,
+                    ),
                 );
             }
         }
@@ -851,7 +918,7 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
                 c.push(
                     format!("{p}.resolution"),
                     Some(resolution.to_string()),
-                    format!("too fine: about 6 * resolution^3 tetrahedra must be at most {MAX_TETS}"),
+                    too_fine(6.0 * (*resolution as f64).powi(3), "tetrahedra (6 resolution³)", TET_BYTES),
                 );
             }
         }

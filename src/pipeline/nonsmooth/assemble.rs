@@ -145,7 +145,7 @@ pub fn local_problem(
     approach: &[f64],
     (t, h): (f64, f64),
     spec: &NonsmoothSpec,
-) -> LocalProblem {
+) -> Result<LocalProblem, String> {
     let mut q = Vec::with_capacity(3 * contacts.len());
     for (c, u0) in contacts.iter().zip(approach) {
         let u = relative_velocity(model, bodies, c, t, h);
@@ -159,5 +159,7 @@ pub fn local_problem(
         q.extend([u.x + bias, u.y, u.z]);
     }
     let cones = contacts.iter().map(|c| c.cone).collect();
-    LocalProblem::new(jac.delassus(bodies.len()), q, cones).expect("sizes and values come from finite contacts")
+    // Sizes come from the same contacts; what can fail is a non-finite value.
+    LocalProblem::new(jac.delassus(bodies.len()), q, cones)
+        .map_err(|e| format!("the contact problem is not finite: {e}"))
 }

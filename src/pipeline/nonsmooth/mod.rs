@@ -222,7 +222,14 @@ impl NonsmoothPipeline {
             }
             let clock = Instant::now();
             let jac = ContactJacobian::new(model, bodies, &contacts);
-            let problem = local_problem(model, bodies, &contacts, &jac, &approach, (t, h), &self.spec);
+            let problem = match local_problem(model, bodies, &contacts, &jac, &approach, (t, h), &self.spec) {
+                Ok(p) => p,
+                Err(e) => {
+                    stats.converged = false;
+                    stats.failure = Some(e);
+                    return stats;
+                }
+            };
             stats.assembly_s = clock.elapsed().as_secs_f64();
             self.r.resize(3 * nc, 0.0);
             self.u.resize(3 * nc, 0.0);

@@ -650,7 +650,14 @@ impl NodalStep {
                         }
                     }
                 } else {
-                    let (g, warm) = self.problem(a, f, &contacts, &v, h);
+                    let (g, warm) = match self.problem(a, f, &contacts, &v, h) {
+                        Ok(p) => p,
+                        Err(e) => {
+                            stats.converged = false;
+                            stats.failure = Some(e);
+                            return stats;
+                        }
+                    };
                     if r.len() != 3 * contacts.len() {
                         r = warm;
                     }
@@ -837,7 +844,14 @@ impl NodalStep {
     }
 
     /// The global problem `A v = f + H r`, `u = Hᵀ v + w` over free dofs, and warm-start forces.
-    fn problem(&self, a: Csc, f: Vec<f64>, contacts: &[Contact], v: &[f64], h: f64) -> (GlobalProblem, Vec<f64>) {
+    fn problem(
+        &self,
+        a: Csc,
+        f: Vec<f64>,
+        contacts: &[Contact],
+        v: &[f64],
+        h: f64,
+    ) -> Result<(GlobalProblem, Vec<f64>), String> {
         let nc = contacts.len();
         let mut trip = Vec::with_capacity(36 * nc);
         let mut w = vec![0.0; 3 * nc];
@@ -856,8 +870,10 @@ impl NodalStep {
         let hm =
             Csc::try_new_from_triplets(self.n_total, 3 * nc, &trip).expect("indices within the unknowns and contacts");
         let cones = contacts.iter().map(|c| c.cone).collect();
-        let g = GlobalProblem::new(a, hm, f, w, cones).expect("sizes from the same contacts and dofs");
-        (g, warm)
+        // Sizes come from the same contacts and dofs; what can fail is a non-finite value.
+        let g =
+            GlobalProblem::new(a, hm, f, w, cones).map_err(|e| format!("the contact problem is not finite: {e}"))?;
+        Ok((g, warm))
     }
 
     /// Contact `ct` as column block `c` of `H` (entries pushed to `trip`); returns its free term

@@ -114,12 +114,24 @@ impl Response<'_> {
                         triplets.push(faer::sparse::Triplet::new(3 * k + e, 3 * j + row, *ue));
                     }
                 }
+                if triplets.len() > MAX_DELASSUS_ENTRIES {
+                    return Err(format!(
+                        "the Delassus operator of {} contacts (delassus: Stiffness) passed {MAX_DELASSUS_ENTRIES} \
+                         non-zeros ({:.1} GB); use delassus: Mass or a smaller field radius",
+                        kept.len(),
+                        triplets.len() as f64 * 24e-9
+                    ));
+                }
             }
         }
         let n = 3 * kept.len();
         Ok(Csc::try_new_from_triplets(n, n, &triplets).expect("indices within the contacts"))
     }
 }
+
+/// The most non-zeros the stiffness-response Delassus operator may take (2.4 GB as triplets):
+/// it couples every pair of contacts on one body, so it grows as the square of their number.
+const MAX_DELASSUS_ENTRIES: usize = 100_000_000;
 
 /// `W = G M⁻¹ Gᵀ` over the kept contacts (kinematic nodes have infinite mass), assembled from
 /// the contacts sharing (pseudo-)nodes.
