@@ -284,7 +284,7 @@ fn other_range_checks() {
         (
             "size: (0.1, 0.1, 0.1)",
             "size: (0.1, -0.1, 0.1)",
-            "bodies[0].mesh.size = (0.1, -0.1, 0.1): every component must be > 0",
+            "bodies[0].mesh.size = (0.1, -0.1, 0.1): every component must be a length from 1e-9 to 1e6 (m)",
         ),
         (
             "min: (-1.0, -1.0, 0.1)",
@@ -300,13 +300,13 @@ fn other_range_checks() {
         (
             "Penalty(newton: (max_iterations: 20))",
             "Penalty(contact: (delta: 0.0, kappa: -1.0))",
-            "pipeline.contact.delta = 0.0: must be > 0",
+            "pipeline.contact.delta = 0.0: must be a length from 1e-9 to 1e6 (m)",
         ),
         ("mu: 0.5", "mu: -0.5", "friction.default.mu = -0.5: must be >= 0"),
         (
             "Penalty(newton: (max_iterations: 20))",
             "Smooth(field: (radius: -0.01))",
-            "pipeline.field.radius = -0.01: must be > 0 (m)",
+            "pipeline.field.radius = -0.01: must be a length from 1e-9 to 1e6 (m)",
         ),
         (
             "Penalty(newton: (max_iterations: 20))",
@@ -336,13 +336,13 @@ fn other_range_checks() {
         (
             "Penalty(newton: (max_iterations: 20))",
             "Nonsmooth(solver: Admm, admm: (delta_inf: Some(-1e-5)))",
-            "scene.ron:21:46: pipeline.admm.delta_inf = -1e-5: must be > 0 (m)",
+            "scene.ron:21:46: pipeline.admm.delta_inf = -1e-5: must be a length from 1e-9 to 1e6 (m)",
         ),
         ("\"wood\": ()", "\"wood\": (damping: (alpha: -1.0))", "materials.\"wood\".damping.alpha = -1.0: must be >= 0"),
         (
             "Plane(name: \"floor\", material: \"wood\")",
             "Sphere(name: \"ball\", material: \"wood\", radius: 0.0)",
-            "colliders[0].radius = 0.0: must be > 0",
+            "colliders[0].radius = 0.0: must be a length from 1e-9 to 1e6 (m)",
         ),
         (
             "mesh: Box(size: (0.1, 0.1, 0.1), cells: (2, 2, 2))",
