@@ -151,3 +151,54 @@ fn prox_without_back_off_converges_on_capsules() {
     println!("{rep}");
     assert!(rep.converged, "{rep}");
 }
+
+/// The proximal point (Siconos's PROX scheme around FB Newton) on every shared local problem
+/// but RockPile: 1e-8 by an error computed independently of fricsim's residual module, and u
+/// agreeing with Siconos's to 1e-6 at a tolerance of 1e-12 where a reference exists.
+#[test]
+fn prox_point_reaches_1e8_on_every_local_problem_and_agrees_with_siconos() {
+    for (stem, reference_solver) in LOCAL {
+        gate(stem, reference_solver, fricsim::dfcp::prox_point::solve, 2_000, 1e-12);
+    }
+    for stem in ["KaplasTower-i1061-4", "Siconos_FrictionContact3D_1c"] {
+        let FclibProblem::Local(p) = text_problem(stem) else { panic!("{stem} is local") };
+        let (r, _, rep) = run(&p, fricsim::dfcp::prox_point::solve, 1e-8, 2_000);
+        let e = independent_local_error(&p, &r);
+        println!("{stem}: independent error {e:.2e}");
+        assert!(rep.converged && e <= 1e-8, "{stem}: {rep}, independent error {e:e}");
+    }
+}
+
+/// The local ADMM (adaptive penalty) where it converges, and its honest failure where it does
+/// not: PerioBox's W (|W| ~ 1e-4 against |r| ~ 5e5) holds it near 2e-7.
+#[test]
+fn local_admm_converges_on_kaplas_and_capsules_and_fails_honestly_on_perio_box() {
+    let FclibProblem::Local(k) = text_problem("KaplasTower-i1061-4") else { panic!() };
+    let (r, _, rep) = run(&k, fricsim::dfcp::local_admm::solve, 1e-8, 2_000);
+    assert!(rep.converged && independent_local_error(&k, &r) <= 1e-8, "{rep}");
+    gate(CAPS, "NSGS", fricsim::dfcp::local_admm::solve, 20_000, 1e-8);
+    let (_, _, rep) = run(&local(PERIO), fricsim::dfcp::local_admm::solve, 1e-8, 3_000);
+    assert!(!rep.converged && rep.residual_rel > 1e-8, "{rep}");
+}
+
+/// RockPile: no Siconos solver reaches 1e-8, and neither does fricsim yet (issue 14). The study
+/// prints where each solver stands after a minute: `cargo test --release --test
+/// dfcp_local_solvers rock_pile_study -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn rock_pile_study() {
+    let FclibProblem::Local(p) = text_problem("RockPile_tob1") else { panic!() };
+    for (name, s) in [
+        ("prox-point", fricsim::dfcp::prox_point::solve as Solver),
+        ("fb", fb_newton::solve),
+        ("gs", gauss_seidel::solve),
+        ("admm-local", fricsim::dfcp::local_admm::solve),
+    ] {
+        let n = 3 * p.nc();
+        let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
+        let opts =
+            SolverOptions { max_time: Some(std::time::Duration::from_secs(60)), ..SolverOptions::new(1e-8, 1_000_000) };
+        let rep = s(&p, &mut r, &mut u, &opts);
+        println!("{name}: {rep}; independent error {:.2e}", independent_local_error(&p, &r));
+    }
+}

@@ -208,54 +208,10 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
         return rejected(NAME, m);
     }
     if let Some((ps, s)) = p.scaled_isotropic() {
-        // Elliptic cones: solve the exactly equivalent isotropic problem, map back. The two
-        // problems' natural-map errors differ by up to the cones' axis ratio, so the scaled
-        // problem's tolerance is tightened (from where it stopped) until the original problem's
-        // measured error meets `opts.tol`, at most a few times.
-        let start = Instant::now();
-        let mut rs: Vec<f64> = r.iter().zip(&s).map(|(r, s)| r / s).collect();
-        let mut us = vec![0.0; n];
-        let mut scaled_opts = opts.clone();
-        let mut iterations = 0;
-        for _ in 0..4 {
-            let rep = solve(&ps, &mut rs, &mut us, &scaled_opts);
-            iterations += rep.iterations;
-            r.iter_mut().zip(rs.iter().zip(&s)).for_each(|(r, (x, s))| *r = x * s);
-            p.velocity(r, u);
-            let e = local_error(p, r, u);
-            let done = e.rel <= opts.tol || !rep.converged || iterations >= opts.max_iter;
-            if done {
-                return SolveReport {
-                    residual_abs: e.natmap_abs,
-                    residual_rel: e.rel,
-                    converged: e.rel <= opts.tol,
-                    iterations,
-                    time: start.elapsed(),
-                    ..rep
-                };
-            }
-            scaled_opts.tol = rep.residual_rel.min(scaled_opts.tol) * 0.5 * opts.tol / e.rel;
-            scaled_opts.max_iter = opts.max_iter - iterations;
-        }
-        let e = local_error(p, r, u);
-        return SolveReport::finish(
-            NAME,
-            &e,
-            opts,
-            iterations,
-            start,
-            "scaled-problem tolerance tightened 4 times",
-            format_args!("elliptic cones solved through the scaled isotropic problem"),
-        );
+        return super::isotropic::solve_scaled(p, &ps, &s, r, u, opts, NAME, solve);
     }
     let start = Instant::now();
-    let rho_all = {
-        let (s, k) = p.blocks.diag.iter().fold((0.0, 0usize), |(s, k), d| {
-            let t = (d[0] + d[4] + d[8]) / 3.0;
-            if t > 0.0 { (s + t, k + 1) } else { (s, k) }
-        });
-        if k > 0 { s / k as f64 } else { 1.0 }
-    };
+    let rho_all = p.mean_diagonal();
     let rho = vec![rho_all; p.nc()];
     let mut st = Fb { p, rho, u: vec![0.0; n], phi: vec![0.0; n] };
     let mut trial = vec![0.0; n];

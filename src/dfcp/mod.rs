@@ -10,6 +10,8 @@
 //! | block Gauss–Seidel, exact local solver | local | [`gauss_seidel`] |
 //! | Fischer–Burmeister SOC Newton | local | [`fb_newton`] |
 //! | PROX GS with r-factors (003 Alg. 2) | local | [`prox`] |
+//! | proximal point around FB Newton (Siconos's PROX) | local | [`prox_point`] |
+//! | ADMM with an adaptive penalty | local | [`local_admm`] |
 //! | PGS on the box LCP (002 baseline) | local | [`pgs_lcp`] |
 //! | Staggered Projections (002 Alg. 1) | local | [`staggered_projections`] |
 //! | Staggered Projections in polar form (000 §5.5.2) | local | [`polar_sp`] |
@@ -25,10 +27,13 @@ pub mod fb_newton;
 pub mod fclib;
 pub mod gauss_seidel;
 pub mod global_reduction;
+pub mod isotropic;
+pub mod local_admm;
 pub mod pgs_lcp;
 pub mod polar_sp;
 pub mod problem;
 pub mod prox;
+pub mod prox_point;
 pub mod residual;
 pub mod solver;
 pub mod staggered_projections;

@@ -77,6 +77,28 @@ impl LocalProblem {
     pub fn velocity(&self, r: &[f64], u: &mut [f64]) {
         self.blocks.mul_add(r, &self.q, u);
     }
+
+    /// `W + αI` (the diagonal added to `W`'s pattern).
+    pub fn w_plus_identity(&self, alpha: f64) -> Csc {
+        let w = self.w.as_ref();
+        let mut t = Vec::with_capacity(w.compute_nnz() + w.ncols());
+        for j in 0..w.ncols() {
+            for (i, v) in w.row_idx_of_col_raw(j).iter().zip(w.val_of_col(j)) {
+                t.push(faer::sparse::Triplet::new(*i, j, *v));
+            }
+            t.push(faer::sparse::Triplet::new(j, j, alpha));
+        }
+        Csc::try_new_from_triplets(w.nrows(), w.ncols(), &t).expect("the pattern of a valid matrix plus its diagonal")
+    }
+
+    /// The mean of `W`'s diagonal over contacts with a positive one (1 if none): its scale.
+    pub fn mean_diagonal(&self) -> f64 {
+        let (s, k) = self.blocks.diag.iter().fold((0.0, 0usize), |(s, k), d| {
+            let t = (d[0] + d[4] + d[8]) / 3.0;
+            if t > 0.0 { (s + t, k + 1) } else { (s, k) }
+        });
+        if k > 0 { s / k as f64 } else { 1.0 }
+    }
 }
 
 /// Global form `M v = H r + f`, `u = H^T v + w`.

@@ -45,7 +45,9 @@ pub struct LocalError {
 pub fn local_error(p: &LocalProblem, r: &[f64], u: &[f64]) -> LocalError {
     let a = natural_map_abs(r, u, &p.cones);
     let d = norm2(&p.q).max(norm2(r)).max(norm2(u)).max(1e-300);
-    LocalError { natmap_abs: a, rel: a / d }
+    // A diverged iterate is never converged (a / inf would be zero).
+    let rel = if a.is_finite() && d.is_finite() { a / d } else { f64::INFINITY };
+    LocalError { natmap_abs: a, rel }
 }
 
 /// Error of `r` (computes `u`).

@@ -975,6 +975,9 @@ pub enum DfcpSolverSpec {
     Prox,
     /// Fischer–Burmeister nonsmooth Newton.
     FischerBurmeister,
+    /// Proximal point around Fischer–Burmeister Newton (regularised by `W + αI`, α following
+    /// the error): for singular or redundant `W`.
+    ProximalPoint,
     /// Block Gauss–Seidel with the exact local solver.
     GaussSeidel,
     /// Projected Gauss–Seidel on the LCP with a box friction cone (the classic baseline).

@@ -28,7 +28,7 @@ use super::{ContactPoint, Pipeline, StepError, StepStats};
 use crate::dfcp::problem::LocalProblem;
 use crate::dfcp::solver::{SolveReport, SolverOptions};
 use crate::dfcp::staggered_projections::{SpCone, SpParams};
-use crate::dfcp::{dispatch, fb_newton, gauss_seidel, pgs_lcp, prox, staggered_projections};
+use crate::dfcp::{dispatch, fb_newton, gauss_seidel, pgs_lcp, prox, prox_point, staggered_projections};
 use crate::model::{Model, State};
 use crate::rigid::RigidBody;
 use crate::scene::schema::{DfcpSolverSpec, NonsmoothSpec};
@@ -73,6 +73,7 @@ pub fn solve(
         }
         DfcpSolverSpec::Prox => prox::solve(p, r, u, opts),
         DfcpSolverSpec::FischerBurmeister => fb_newton::solve(p, r, u, opts),
+        DfcpSolverSpec::ProximalPoint => prox_point::solve(p, r, u, opts),
         DfcpSolverSpec::GaussSeidel => gauss_seidel::solve(p, r, u, opts),
         DfcpSolverSpec::PgsLcp => pgs_lcp::solve(p, r, u, opts),
         // Validation keeps the global-only solver away from local problems; should one arrive,

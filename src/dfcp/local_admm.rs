@@ -1,0 +1,243 @@
+//! ADMM on the local (Delassus) form with an adaptive penalty. With the De Saxcé shift
+//! `s = (μ|u_T|, 0, 0)` of the current `u = W r + q` folded into every iteration, the Coulomb
+//! problem is the cone-constrained fixed point of `min ½ rᵀWr + (q + s)ᵀr, r ∈ K`, split as
+//! `r` (the quadratic) and `z ∈ K` (the cone) with the scaled dual `ξ`:
+//!
+//! ```text
+//! r = (W + ρI)⁻¹ (ρ (ẑ − ξ̂) − q − s)      one factorisation per ρ
+//! z = Π_K(r + ξ̂)                           per contact, closed form
+//! ξ = ξ̂ + r − z
+//! ```
+//!
+//! accelerated (Nesterov, with a restart whenever the combined residual fails to fall by η, as
+//! in Goldstein et al.'s fast ADMM) and with ρ balanced between the primal residual `|r − z|` and
+//! the dual residual `ρ|ẑ − z|`, each relative to its scale (Boyd et al. §3.4.1): a residual ten
+//! times the other doubles or halves ρ, the dual is rescaled and `W + ρI` refactored. ρ starts at
+//! `W`'s mean diagonal. The iterate reported is `z` (in the cones) with `u = W z + q`, and the
+//! solve stops on its natural-map error. A symmetric `W` is factored by sparse Cholesky, a
+//! non-symmetric one (rigid bodies with gyroscopic terms, some FCLib problems) by sparse LU.
+//! Elliptic cones go through the equivalent isotropic problem.
+
+// Numeric kernels index several parallel arrays with one counter; iterator zips would hide that.
+#![allow(clippy::needless_range_loop)]
+
+use super::problem::{Csc, LocalProblem, norm2};
+use super::residual::local_error;
+use super::solver::{SolveReport, SolverOptions, check_len, rejected};
+use crate::friction::cone::{hyp, project_isotropic};
+use faer::linalg::solvers::SolveCore;
+use faer::sparse::linalg::solvers::{Llt, Lu, SymbolicLlt, SymbolicLu};
+use faer::{Conj, MatMut, Side};
+use std::time::Instant;
+
+/// Residual balancing: a residual this many times the other changes ρ (Siconos and Boyd: 10)...
+const BALANCE: f64 = 10.0;
+/// ... by this factor.
+const RHO_STEP_MAX: f64 = 2.0;
+/// A diverging iterate (error above this many times its best) is replaced by the best, with ρ
+/// multiplied by `BLOW_UP_RHO`: the De Saxcé fixed point can run away when ρ is too small.
+const BLOW_UP: f64 = 1e3;
+const BLOW_UP_RHO: f64 = 10.0;
+/// Acceleration restarts when the combined residual does not fall below η times the last one.
+const ETA: f64 = 0.999;
+/// `W` counts as symmetric when `max|W − Wᵀ|` is below this fraction of `max|W|`.
+const SYMMETRY_TOL: f64 = 1e-12;
+
+const NAME: &str = "admm-local";
+
+pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions) -> SolveReport {
+    let n = 3 * p.nc();
+    if let Err(m) = check_len("r", r.len(), n).and(check_len("u", u.len(), n)) {
+        return rejected(NAME, m);
+    }
+    if let Some((ps, s)) = p.scaled_isotropic() {
+        return super::isotropic::solve_scaled(p, &ps, &s, r, u, opts, NAME, solve);
+    }
+    let start = Instant::now();
+    let mu: Vec<f64> = p.cones.iter().map(|k| k.mu_ref()).collect();
+    let symmetric = is_symmetric(&p.w);
+    let mut rho = p.mean_diagonal();
+    let mut factor = match Factor::new(p, rho, symmetric) {
+        Ok(f) => f,
+        Err(e) => return rejected(NAME, format!("W + rho I cannot be factored: {e}")),
+    };
+    // z: the cone iterate (warm start), ξ: the scaled dual; hats are the extrapolated points.
+    let mut z: Vec<f64> =
+        (0..p.nc()).flat_map(|c| project_isotropic(&[r[3 * c], r[3 * c + 1], r[3 * c + 2]], mu[c])).collect();
+    p.velocity(&z, u);
+    let mut xi: Vec<f64> = u.iter().map(|v| v / rho).collect();
+    let (mut z_hat, mut xi_hat, mut z_prev, mut xi_prev) = (z.clone(), xi.clone(), z.clone(), xi.clone());
+    let mut x = vec![0.0; n];
+    let (mut tau, mut e_prev) = (1.0f64, f64::INFINITY);
+    let mut err = local_error(p, &z, u);
+    let (mut best, mut best_rel) = (z.clone(), err.rel);
+    let (mut it, mut refactors, mut restarts, mut blow_ups) = (0usize, 0usize, 0usize, 0usize);
+    let mut reason = "iteration limit";
+    while it < opts.max_iter {
+        if let Some(why) = opts.stop_reason(err.rel, start) {
+            reason = why;
+            break;
+        }
+        it += 1;
+        // r-step: u is W z + q from the last check; the De Saxcé shift uses it.
+        for c in 0..p.nc() {
+            let shift = mu[c] * hyp(u[3 * c + 1], u[3 * c + 2]);
+            for d in 0..3 {
+                let k = 3 * c + d;
+                x[k] = rho * (z_hat[k] - xi_hat[k]) - p.q[k] - if d == 0 { shift } else { 0.0 };
+            }
+        }
+        factor.solve_in_place(&mut x);
+        // z-step and dual step.
+        for c in 0..p.nc() {
+            let k = 3 * c;
+            let v = [x[k] + xi_hat[k], x[k + 1] + xi_hat[k + 1], x[k + 2] + xi_hat[k + 2]];
+            z[k..k + 3].copy_from_slice(&project_isotropic(&v, mu[c]));
+        }
+        for k in 0..n {
+            xi[k] = xi_hat[k] + x[k] - z[k];
+        }
+        let primal = dist(&x, &z);
+        let dual = rho * dist(&z_hat, &z);
+        // Acceleration with restart.
+        let e = primal * primal + dual * dual;
+        if e < ETA * e_prev {
+            let tau_next = 0.5 * (1.0 + (1.0 + 4.0 * tau * tau).sqrt());
+            let a = (tau - 1.0) / tau_next;
+            for k in 0..n {
+                z_hat[k] = z[k] + a * (z[k] - z_prev[k]);
+                xi_hat[k] = xi[k] + a * (xi[k] - xi_prev[k]);
+            }
+            tau = tau_next;
+            e_prev = e;
+        } else {
+            restarts += 1;
+            tau = 1.0;
+            e_prev /= ETA;
+            z_hat.copy_from_slice(&z);
+            xi_hat.copy_from_slice(&xi);
+        }
+        z_prev.copy_from_slice(&z);
+        xi_prev.copy_from_slice(&xi);
+        p.velocity(&z, u);
+        err = local_error(p, &z, u);
+        // Residual balancing, each residual relative to its scale.
+        let primal_rel = primal / norm2(&x).max(norm2(&z)).max(f64::MIN_POSITIVE);
+        let dual_rel = dual / (rho * norm2(&xi)).max(f64::MIN_POSITIVE);
+        let ratio = primal_rel / dual_rel.max(f64::MIN_POSITIVE);
+        let mut scale = if !(1.0 / BALANCE..=BALANCE).contains(&ratio) {
+            if ratio > 1.0 { RHO_STEP_MAX } else { 1.0 / RHO_STEP_MAX }
+        } else {
+            1.0
+        };
+        if err.rel < best_rel {
+            best_rel = err.rel;
+            best.copy_from_slice(&z);
+        } else if err.rel.is_nan() || err.rel > BLOW_UP * best_rel {
+            blow_ups += 1;
+            for v in [&mut z, &mut z_hat, &mut z_prev] {
+                v.copy_from_slice(&best);
+            }
+            p.velocity(&z, u);
+            err = local_error(p, &z, u);
+            for k in 0..n {
+                xi[k] = u[k] / rho;
+            }
+            xi_hat.copy_from_slice(&xi);
+            xi_prev.copy_from_slice(&xi);
+            (tau, e_prev) = (1.0, f64::INFINITY);
+            scale = BLOW_UP_RHO;
+        }
+        if scale != 1.0 && err.rel > opts.tol {
+            rho *= scale;
+            xi.iter_mut().chain(xi_hat.iter_mut()).chain(xi_prev.iter_mut()).for_each(|v| *v /= scale);
+            if let Err(e) = factor.refactor(p, rho) {
+                reason = "W + rho I became singular";
+                r.copy_from_slice(&z);
+                return SolveReport::finish(NAME, &err, opts, it, start, reason, format_args!("{e}"));
+            }
+            refactors += 1;
+        }
+    }
+    if err.rel.is_nan() || err.rel > best_rel {
+        z.copy_from_slice(&best);
+        p.velocity(&z, u);
+        err = local_error(p, &z, u);
+    }
+    r.copy_from_slice(&z);
+    let kind = if symmetric { "Cholesky" } else { "LU" };
+    SolveReport::finish(
+        NAME,
+        &err,
+        opts,
+        it,
+        start,
+        reason,
+        format_args!(
+            "{kind}, {refactors} refactorisations, final rho {rho:.2e}, {restarts} restarts, {blow_ups} blow-ups"
+        ),
+    )
+}
+
+fn dist(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>().sqrt()
+}
+
+fn is_symmetric(w: &Csc) -> bool {
+    let w = w.as_ref();
+    let mut entries: Vec<(usize, usize, f64)> = Vec::with_capacity(w.compute_nnz());
+    for j in 0..w.ncols() {
+        for (i, v) in w.row_idx_of_col_raw(j).iter().zip(w.val_of_col(j)) {
+            entries.push((*i, j, *v));
+        }
+    }
+    let big = entries.iter().fold(0.0f64, |m, e| m.max(e.2.abs()));
+    let mut t: Vec<(usize, usize, f64)> = entries.iter().map(|&(i, j, v)| (j, i, v)).collect();
+    entries.sort_unstable_by_key(|e| (e.0, e.1));
+    t.sort_unstable_by_key(|e| (e.0, e.1));
+    entries.len() == t.len()
+        && entries.iter().zip(&t).all(|(a, b)| a.0 == b.0 && a.1 == b.1 && (a.2 - b.2).abs() <= SYMMETRY_TOL * big)
+}
+
+/// The factorisation of `W + ρI`; its symbolic analysis is kept across changes of ρ.
+enum Factor {
+    Llt(SymbolicLlt<usize>, Llt<usize, f64>),
+    Lu(SymbolicLu<usize>, Box<Lu<usize, f64>>),
+}
+
+impl Factor {
+    fn new(p: &LocalProblem, rho: f64, symmetric: bool) -> Result<Factor, String> {
+        let a = p.w_plus_identity(rho);
+        let e = |e: &dyn std::fmt::Debug| format!("{e:?}");
+        if symmetric {
+            let s = SymbolicLlt::try_new(a.symbolic(), Side::Lower).map_err(|x| e(&x))?;
+            let f = Llt::try_new_with_symbolic(s.clone(), a.as_ref(), Side::Lower).map_err(|x| e(&x))?;
+            Ok(Factor::Llt(s, f))
+        } else {
+            let s = SymbolicLu::try_new(a.symbolic()).map_err(|x| e(&x))?;
+            let f = Lu::try_new_with_symbolic(s.clone(), a.as_ref()).map_err(|x| e(&x))?;
+            Ok(Factor::Lu(s, Box::new(f)))
+        }
+    }
+
+    fn refactor(&mut self, p: &LocalProblem, rho: f64) -> Result<(), String> {
+        let a = p.w_plus_identity(rho);
+        let e = |e: &dyn std::fmt::Debug| format!("{e:?}");
+        match self {
+            Factor::Llt(s, f) => {
+                *f = Llt::try_new_with_symbolic(s.clone(), a.as_ref(), Side::Lower).map_err(|x| e(&x))?
+            }
+            Factor::Lu(s, f) => **f = Lu::try_new_with_symbolic(s.clone(), a.as_ref()).map_err(|x| e(&x))?,
+        }
+        Ok(())
+    }
+
+    fn solve_in_place(&self, x: &mut [f64]) {
+        let n = x.len();
+        let m = MatMut::from_column_major_slice_mut(x, n, 1);
+        match self {
+            Factor::Llt(_, f) => f.solve_in_place_with_conj(Conj::No, m),
+            Factor::Lu(_, f) => f.solve_in_place_with_conj(Conj::No, m),
+        }
+    }
+}
