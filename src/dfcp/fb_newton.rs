@@ -226,6 +226,7 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
     let (mut it, mut gradient_steps, mut failed_ls, mut shifted) = (0usize, 0usize, 0usize, 0usize);
     let mut jd = vec![0.0; n];
     let mut err = local_error(p, r, &st.u);
+    let mut best = (r.to_vec(), err.rel);
     let mut reason = "iteration limit";
     while it < opts.max_iter {
         if let Some(why) = opts.stop_reason(err.rel, start) {
@@ -324,6 +325,17 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
             reason = "diverged (non-finite iterate)";
             break;
         }
+        if err.rel < best.1 {
+            best.0.copy_from_slice(r);
+            best.1 = err.rel;
+        }
+    }
+    // The FB merit and the natural map disagree far from a solution: a failed solve returns the
+    // iterate with the smallest natural-map error it met, never one worse than its warm start.
+    if err.rel.is_nan() || err.rel > best.1 {
+        r.copy_from_slice(&best.0);
+        p.velocity(r, &mut st.u);
+        err = local_error(p, r, &st.u);
     }
     u.copy_from_slice(&st.u);
     SolveReport::finish(
