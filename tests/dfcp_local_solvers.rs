@@ -169,18 +169,18 @@ fn prox_point_reaches_1e8_on_every_local_problem_and_agrees_with_siconos() {
     }
 }
 
-/// The local ADMM (adaptive penalty) where it converges, and its honest failure where it does
-/// not: on BoxesStack (singular W, every contact at rest) it crawls (1.8e-8 after 1e5).
+/// The local ADMM on every shared local problem but RockPile: u within 1e-6 of Siconos's at
+/// 1e-12 (1e-14 on PerioBox, whose |r| ~ 5e5 lets 1e-12 leave |Δu| ~ 1e-6; see `gate`), and 1e-8
+/// on KaplasTower by the independent error.
 #[test]
-fn local_admm_converges_on_kaplas_capsules_and_perio_box_and_fails_honestly_on_boxes_stack() {
+fn local_admm_reaches_1e8_on_every_local_problem_and_agrees_with_siconos() {
+    for (stem, reference_solver) in LOCAL {
+        let tol = if stem == PERIO { 1e-14 } else { 1e-12 };
+        gate(stem, reference_solver, fricsim::dfcp::local_admm::solve, 20_000, tol);
+    }
     let FclibProblem::Local(k) = text_problem("KaplasTower-i1061-4") else { panic!() };
     let (r, _, rep) = run(&k, fricsim::dfcp::local_admm::solve, 1e-8, 2_000);
     assert!(rep.converged && independent_local_error(&k, &r) <= 1e-8, "{rep}");
-    gate(CAPS, "NSGS", fricsim::dfcp::local_admm::solve, 20_000, 1e-8);
-    let (_, _, rep) = run(&local(PERIO), fricsim::dfcp::local_admm::solve, 1e-8, 3_000);
-    assert!(rep.converged, "{rep}");
-    let (_, _, rep) = run(&local(BOXES), fricsim::dfcp::local_admm::solve, 1e-8, 3_000);
-    assert!(!rep.converged && rep.residual_rel > 1e-8, "{rep}");
 }
 
 /// RockPile: no Siconos solver reaches 1e-8, and neither does fricsim yet (issue 14). The study
