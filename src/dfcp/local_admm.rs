@@ -32,9 +32,10 @@ use faer::{Conj, MatMut, Side};
 use std::time::Instant;
 
 /// ρ starts at this fraction of `W`'s mean diagonal and stays there while the error falls.
-/// Measured at a constant ρ on the shared problems (iterations to 1e-8): w̄/20 converges on every
-/// one but RockPile (Kaplas 53, Capsules 545, PerioBox 31, BoxesStack 31k); w̄ itself stalls on
-/// BoxesStack and takes 149 on Kaplas; w̄/50 takes 1430 on Capsules. Balancing ρ at every
+/// Measured at a constant ρ on the shared problems (iterations to 1e-8, before the dual was
+/// started at `−û/ρ`): w̄/20 converges on every one but RockPile (Kaplas 53, Capsules 545,
+/// PerioBox 31, BoxesStack 31k); w̄ itself stalls on BoxesStack and takes 149 on Kaplas; w̄/50
+/// takes 1430 on Capsules. Balancing ρ at every
 /// iteration (Boyd's rule) did worse than any of these: BoxesStack stalled at 3e-4.
 const RHO_START: f64 = 0.05;
 /// Residual balancing, only when the error has not halved for `STALL` iterations: a residual
@@ -73,7 +74,9 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
     let mut z: Vec<f64> =
         (0..p.nc()).flat_map(|c| project_isotropic(&[r[3 * c], r[3 * c + 1], r[3 * c + 2]], mu[c])).collect();
     p.velocity(&z, u);
-    let mut xi: Vec<f64> = u.iter().map(|v| v / rho).collect();
+    // At the solution `ξ = −û/ρ` (the r-step's optimality with `x = z`): a warm start gets the
+    // multiplier that goes with it.
+    let mut xi = dual_of(u, &mu, rho);
     let (mut z_hat, mut xi_hat, mut z_prev, mut xi_prev) = (z.clone(), xi.clone(), z.clone(), xi.clone());
     let mut x = vec![0.0; n];
     let mut ux = vec![0.0; n];
@@ -163,9 +166,7 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
             }
             p.velocity(&z, u);
             err = local_error(p, &z, u);
-            for k in 0..n {
-                xi[k] = u[k] / rho;
-            }
+            xi = dual_of(u, &mu, rho);
             xi_hat.copy_from_slice(&xi);
             xi_prev.copy_from_slice(&xi);
             (tau, e_prev) = (1.0, f64::INFINITY);
@@ -200,6 +201,15 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
             "{kind}, {refactors} refactorisations, final rho {rho:.2e}, {restarts} restarts, {blow_ups} blow-ups"
         ),
     )
+}
+
+/// `−û/ρ` with the De Saxcé velocity `û = u + (μ|u_T|, 0, 0)`.
+fn dual_of(u: &[f64], mu: &[f64], rho: f64) -> Vec<f64> {
+    let mut xi: Vec<f64> = u.iter().map(|v| -v / rho).collect();
+    for (c, m) in mu.iter().enumerate() {
+        xi[3 * c] -= m * hyp(u[3 * c + 1], u[3 * c + 2]) / rho;
+    }
+    xi
 }
 
 fn dist(a: &[f64], b: &[f64]) -> f64 {
