@@ -4,7 +4,7 @@
 
 use crate::energy::rod::{EdgeFrame, RodFrames};
 use crate::model::{State, StepHistory};
-use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+use nalgebra::Vector3;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -24,14 +24,7 @@ pub struct SavedState {
 
 impl SavedState {
     pub fn of(s: &State) -> SavedState {
-        let rigid = s
-            .rigid
-            .iter()
-            .map(|b| {
-                let (x, q, v, w) = (b.position, b.orientation.quaternion(), b.linear_velocity, b.angular_velocity);
-                [x.x, x.y, x.z, q.w, q.i, q.j, q.k, v.x, v.y, v.z, w.x, w.y, w.z]
-            })
-            .collect();
+        let rigid = s.rigid.iter().map(|b| b.pose_and_velocity()).collect();
         let rod_frames = s
             .rod_frames
             .iter()
@@ -86,10 +79,7 @@ impl SavedState {
         }
         let v3 = |a: &[f64]| Vector3::new(a[0], a[1], a[2]);
         for (b, r) in s.rigid.iter_mut().zip(&self.rigid) {
-            b.position = v3(&r[0..3]);
-            b.orientation = UnitQuaternion::new_unchecked(Quaternion::new(r[3], r[4], r[5], r[6]));
-            b.linear_velocity = v3(&r[7..10]);
-            b.angular_velocity = v3(&r[10..13]);
+            b.set_pose_and_velocity(r);
         }
         for (f, (edges, twist)) in s.rod_frames.iter_mut().zip(self.rod_frames) {
             *f = RodFrames {

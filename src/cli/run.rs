@@ -147,8 +147,7 @@ fn stats_row(model: &Model, state: &State, s: &StepStats, wall: f64) -> Vec<Stat
         row.extend([v, 100.0 * (zone.rest_volume - v) / zone.rest_volume].map(StatValue::Float));
     }
     for b in &state.rigid {
-        let (x, q, v, w) = (b.position, b.orientation.quaternion(), b.linear_velocity, b.angular_velocity);
-        row.extend([x.x, x.y, x.z, q.w, q.i, q.j, q.k, v.x, v.y, v.z, w.x, w.y, w.z].map(StatValue::Float));
+        row.extend(b.pose_and_velocity().map(StatValue::Float));
     }
     row
 }

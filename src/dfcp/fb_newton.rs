@@ -13,7 +13,7 @@
 
 use super::problem::LocalProblem;
 use super::residual::local_error;
-use super::solver::{SolveReport, SolverOptions, check_len, rejected};
+use super::solver::{SolveReport, SolverOptions, check_buffers};
 use crate::friction::cone::hyp;
 use faer::Mat;
 use faer::linalg::solvers::Solve;
@@ -204,8 +204,8 @@ const DENSE_MAX: usize = 600;
 pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions) -> SolveReport {
     const NAME: &str = "fb";
     let n = 3 * p.nc();
-    if let Err(m) = check_len("r", r.len(), n).and(check_len("u", u.len(), n)) {
-        return rejected(NAME, m);
+    if let Some(rep) = check_buffers(NAME, n, r, u) {
+        return rep;
     }
     if let Some((ps, s)) = p.scaled_isotropic() {
         return super::isotropic::solve_scaled(p, &ps, &s, r, u, opts, NAME, solve);

@@ -9,7 +9,7 @@
 
 use super::problem::LocalProblem;
 use super::residual::local_error;
-use super::solver::{SolveReport, SolverOptions, check_len, rejected};
+use super::solver::{SolveReport, SolverOptions, check_buffers};
 use crate::friction::local_solver::{ContactCase, solve_contact, solve_isotropic_diagonal};
 use std::time::Instant;
 
@@ -30,8 +30,8 @@ pub fn isotropic_diagonal(b: &[f64; 9]) -> Option<f64> {
 pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions) -> SolveReport {
     const NAME: &str = "gs";
     let n = 3 * p.nc();
-    if let Err(m) = check_len("r", r.len(), n).and(check_len("u", u.len(), n)) {
-        return rejected(NAME, m);
+    if let Some(rep) = check_buffers(NAME, n, r, u) {
+        return rep;
     }
     let start = Instant::now();
     let b = &p.blocks;

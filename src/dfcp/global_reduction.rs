@@ -32,6 +32,11 @@ pub fn symmetrized(m: &Csc) -> Result<Csc> {
 
 /// True if `max |A - A^T| <= 1e-13 max |A|` (round-off of an assembled symmetric matrix).
 pub fn is_symmetric(a: &Csc) -> bool {
+    is_symmetric_within(a, 1e-13)
+}
+
+/// Whether every entry of `A − Aᵀ` is within `tol` times the largest entry of `A`.
+pub fn is_symmetric_within(a: &Csc, tol: f64) -> bool {
     let amax = a.val().iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let ar = a.as_ref();
     let mut t = Vec::with_capacity(2 * ar.compute_nnz());
@@ -42,7 +47,7 @@ pub fn is_symmetric(a: &Csc) -> bool {
         }
     }
     match Csc::try_new_from_triplets(a.nrows(), a.ncols(), &t) {
-        Ok(d) => d.val().iter().all(|x| x.abs() <= 1e-13 * amax),
+        Ok(d) => d.val().iter().all(|x| x.abs() <= tol * amax),
         Err(_) => false,
     }
 }

@@ -22,9 +22,10 @@
 // Numeric kernels index several parallel arrays with one counter; iterator zips would hide that.
 #![allow(clippy::needless_range_loop)]
 
-use super::problem::{Csc, LocalProblem, norm2};
+use super::global_reduction::is_symmetric_within;
+use super::problem::{LocalProblem, norm2};
 use super::residual::local_error;
-use super::solver::{SolveReport, SolverOptions, check_len, rejected};
+use super::solver::{SolveReport, SolverOptions, check_buffers, rejected};
 use crate::friction::cone::{hyp, project_isotropic};
 use faer::linalg::solvers::SolveCore;
 use faer::sparse::linalg::solvers::{Llt, Lu, SymbolicLlt, SymbolicLu};
@@ -49,6 +50,7 @@ const BLOW_UP: f64 = 1e3;
 const BLOW_UP_RHO: f64 = 10.0;
 /// Acceleration restarts when the combined residual does not fall below η times the last one.
 const ETA: f64 = 0.999;
+
 /// `W` counts as symmetric when `max|W − Wᵀ|` is below this fraction of `max|W|`.
 const SYMMETRY_TOL: f64 = 1e-12;
 
@@ -56,15 +58,15 @@ const NAME: &str = "admm-local";
 
 pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions) -> SolveReport {
     let n = 3 * p.nc();
-    if let Err(m) = check_len("r", r.len(), n).and(check_len("u", u.len(), n)) {
-        return rejected(NAME, m);
+    if let Some(rep) = check_buffers(NAME, n, r, u) {
+        return rep;
     }
     if let Some((ps, s)) = p.scaled_isotropic() {
         return super::isotropic::solve_scaled(p, &ps, &s, r, u, opts, NAME, solve);
     }
     let start = Instant::now();
     let mu: Vec<f64> = p.cones.iter().map(|k| k.mu_ref()).collect();
-    let symmetric = is_symmetric(&p.w);
+    let symmetric = is_symmetric_within(&p.w, SYMMETRY_TOL);
     let mut rho = RHO_START * p.mean_diagonal();
     let mut factor = match Factor::new(p, rho, symmetric) {
         Ok(f) => f,
@@ -214,22 +216,6 @@ fn dual_of(u: &[f64], mu: &[f64], rho: f64) -> Vec<f64> {
 
 fn dist(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>().sqrt()
-}
-
-fn is_symmetric(w: &Csc) -> bool {
-    let w = w.as_ref();
-    let mut entries: Vec<(usize, usize, f64)> = Vec::with_capacity(w.compute_nnz());
-    for j in 0..w.ncols() {
-        for (i, v) in w.row_idx_of_col_raw(j).iter().zip(w.val_of_col(j)) {
-            entries.push((*i, j, *v));
-        }
-    }
-    let big = entries.iter().fold(0.0f64, |m, e| m.max(e.2.abs()));
-    let mut t: Vec<(usize, usize, f64)> = entries.iter().map(|&(i, j, v)| (j, i, v)).collect();
-    entries.sort_unstable_by_key(|e| (e.0, e.1));
-    t.sort_unstable_by_key(|e| (e.0, e.1));
-    entries.len() == t.len()
-        && entries.iter().zip(&t).all(|(a, b)| a.0 == b.0 && a.1 == b.1 && (a.2 - b.2).abs() <= SYMMETRY_TOL * big)
 }
 
 /// The factorisation of `W + ρI`; its symbolic analysis is kept across changes of ρ.

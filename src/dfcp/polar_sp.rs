@@ -19,7 +19,7 @@
 
 use super::problem::LocalProblem;
 use super::residual::local_error;
-use super::solver::{SolveReport, SolverOptions, check_len, rejected};
+use super::solver::{SolveReport, SolverOptions, check_buffers};
 use crate::friction::cone::project_ellipse;
 use std::time::Instant;
 
@@ -56,8 +56,8 @@ pub fn solve_counted(
 ) -> (SolveReport, ProjectionCounts) {
     const NAME: &str = "sp-polar";
     let n = 3 * p.nc();
-    if let Err(m) = check_len("r", r.len(), n).and(check_len("u", u.len(), n)) {
-        return (rejected(NAME, m), ProjectionCounts::default());
+    if let Some(rep) = check_buffers(NAME, n, r, u) {
+        return (rep, ProjectionCounts::default());
     }
     let start = Instant::now();
     let mut counts = ProjectionCounts::default();

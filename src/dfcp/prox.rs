@@ -10,7 +10,7 @@
 
 use super::problem::LocalProblem;
 use super::residual::local_error;
-use super::solver::{SolveReport, SolverOptions, check_len, rejected};
+use super::solver::{SolveReport, SolverOptions, check_buffers};
 use crate::friction::cone::project_ellipse;
 use std::time::Instant;
 
@@ -42,8 +42,8 @@ pub fn solve_with(
 ) -> SolveReport {
     const NAME: &str = "prox";
     let n = 3 * p.nc();
-    if let Err(m) = check_len("r", r.len(), n).and(check_len("u", u.len(), n)) {
-        return rejected(NAME, m);
+    if let Some(rep) = check_buffers(NAME, n, r, u) {
+        return rep;
     }
     let start = Instant::now();
     let b = &p.blocks;

@@ -15,7 +15,7 @@
 use super::fb_newton;
 use super::problem::{LocalProblem, norm2};
 use super::residual::local_error;
-use super::solver::{SolveReport, SolverOptions, check_len, rejected};
+use super::solver::{SolveReport, SolverOptions, check_buffers};
 use std::time::Instant;
 
 /// α = `SIGMA` · err · w̄ after an accepted step (Siconos's σ = 5, ν = 1, made unit-consistent).
@@ -34,8 +34,8 @@ const ALPHA_MIN: f64 = 1e-12;
 pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions) -> SolveReport {
     const NAME: &str = "prox-point";
     let n = 3 * p.nc();
-    if let Err(m) = check_len("r", r.len(), n).and(check_len("u", u.len(), n)) {
-        return rejected(NAME, m);
+    if let Some(rep) = check_buffers(NAME, n, r, u) {
+        return rep;
     }
     let start = Instant::now();
     let wbar = p.mean_diagonal();

@@ -103,6 +103,11 @@ pub(crate) fn check_len(name: &str, got: usize, want: usize) -> Result<(), Strin
     if got != want { Err(format!("{name} has length {got}, expected {want}")) } else { Ok(()) }
 }
 
+/// The rejection of a local solve whose `r` or `u` is not `n` long, if it is not.
+pub(crate) fn check_buffers(solver: &'static str, n: usize, r: &[f64], u: &[f64]) -> Option<SolveReport> {
+    check_len("r", r.len(), n).and(check_len("u", u.len(), n)).err().map(|m| rejected(solver, m))
+}
+
 /// Report for a call rejected before iterating (wrong buffer sizes).
 pub(crate) fn rejected(solver: &'static str, message: String) -> SolveReport {
     SolveReport {

@@ -25,7 +25,7 @@
 
 use super::problem::LocalProblem;
 use super::residual::local_error;
-use super::solver::{SolveReport, SolverOptions, check_len, rejected};
+use super::solver::{SolveReport, SolverOptions, check_buffers};
 use crate::friction::cone::project_ellipse;
 use crate::linalg::anderson::Anderson;
 use crate::linalg::qp::{
@@ -227,8 +227,8 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
         SpCone::Exact => "sp-exact",
     };
     let (nc, n) = (p.nc(), 3 * p.nc());
-    if let Err(m) = check_len("r", r.len(), n).and(check_len("u", u.len(), n)) {
-        return rejected(name, m);
+    if let Some(rep) = check_buffers(name, n, r, u) {
+        return rep;
     }
     let start = Instant::now();
     // A warm start that already meets the tolerance is returned as it is, before the Lipschitz

@@ -134,7 +134,6 @@ impl NewtonSolver {
             self.sym_lu = Some(SymbolicLu::try_new(sym).map_err(|e| LinearSolveError::Singular(format!("{e:?}")))?);
         }
         let s = self.sym_lu.clone().expect("set above");
-        self.lu_values.clone_from(&a.values);
         Lu::try_new_with_symbolic(s, SparseColMatRef::new(sym, &a.values))
             .map(|f| Factor::Lu(Box::new(f)))
             .map_err(|e| LinearSolveError::Singular(format!("{e:?}")))
@@ -168,24 +167,15 @@ impl NewtonSolver {
         if values.len() != a.pattern.nnz() {
             return Err("the checkpoint's factor values do not match its pattern".into());
         }
-        let sym = Self::symbolic(a);
-        let factor = if lu {
-            let s = SymbolicLu::try_new(sym).map_err(|e| format!("{e:?}"))?;
-            self.sym_lu = Some(s.clone());
-            self.lu_values.clone_from(&values);
-            Lu::try_new_with_symbolic(s, SparseColMatRef::new(sym, &values))
-                .map(|f| Factor::Lu(Box::new(f)))
-                .map_err(|e| format!("{e:?}"))
-        } else {
-            let s = SymbolicLlt::try_new(sym, Side::Lower).map_err(|e| format!("{e:?}"))?;
-            self.sym_llt = Some(s.clone());
-            self.sym_values.clone_from(&values);
-            Llt::try_new_with_symbolic(s, SparseColMatRef::new(sym, &values), Side::Lower)
-                .map(Factor::Llt)
-                .map_err(|e| format!("{e:?}"))
-        };
-        self.factor =
-            Some(factor.map_err(|e| format!("the checkpoint's preconditioner cannot be factored again: {e}"))?);
+        // The factored values stand in the Jacobian until the next assembly overwrites them; a
+        // Cholesky's are its symmetric part already, which symmetrising leaves bit for bit.
+        a.values = values;
+        let factor = if lu { self.factor_lu(a).ok() } else { self.factor_llt(a) };
+        let factor = factor.ok_or("the checkpoint's preconditioner cannot be factored again")?;
+        if lu {
+            self.lu_values.clone_from(&a.values);
+        }
+        self.factor = Some(factor);
         Ok(())
     }
 
@@ -253,6 +243,11 @@ impl NewtonSolver {
         for use_lu in [false, true] {
             let f = if use_lu { Some(self.factor_lu(a)?) } else { self.factor_llt(a) };
             let Some(f) = f else { continue };
+            if use_lu {
+                // Kept across steps: a checkpoint needs the values it was factored from (the
+                // Cholesky's are in `sym_values` already). The direct path keeps no factor.
+                self.lu_values.clone_from(&a.values);
+            }
             self.factor = Some(f);
             info.factorizations += 1;
             let g = self.gmres(a, low_rank, rhs);

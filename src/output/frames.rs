@@ -99,9 +99,9 @@ impl FrameWriter {
             let dir = out_dir.join(sub);
             std::fs::create_dir_all(&dir).map_err(|e| OutputError::io(&dir, "creating the folder", e))?;
             let entries = std::fs::read_dir(&dir).map_err(|e| OutputError::io(&dir, "listing the folder", e))?;
+            let series: Vec<&str> = body_names(model).chain(colliders.iter().map(|c| c.series.as_str())).collect();
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                let series: Vec<&str> = body_names(model).chain(colliders.iter().map(|c| c.series.as_str())).collect();
                 let stale = name
                     .to_str()
                     .is_some_and(|n| series.iter().any(|b| frame_of(n, b, ext).is_some_and(|f| f >= first_stale)));

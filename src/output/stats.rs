@@ -95,16 +95,19 @@ impl StatsWriter {
     /// was written after them; its header must be `columns`.
     pub fn resume(path: impl Into<PathBuf>, columns: Vec<String>, rows: u64, bytes: u64) -> Result<Self, OutputError> {
         let path = path.into();
-        let text = std::fs::read(&path).map_err(|e| OutputError::io(&path, "reading the file to resume it", e))?;
-        let header = text.split(|&b| b == b'\n').next().unwrap_or_default();
+        let file = File::open(&path).map_err(|e| OutputError::io(&path, "opening the file to resume it", e))?;
+        let len = file.metadata().map_err(|e| OutputError::io(&path, "reading its length", e))?.len();
+        let mut header = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(file), &mut header)
+            .map_err(|e| OutputError::io(&path, "reading its header", e))?;
         let expected = columns.iter().map(|c| escape(c)).collect::<Vec<_>>().join(",");
-        if header != expected.as_bytes() {
+        if header.trim_end_matches(['\n', '\r']) != expected {
             return Err(OutputError::invalid(&path, "its header is not this scene's columns; it cannot be resumed"));
         }
-        if (text.len() as u64) < bytes {
+        if len < bytes {
             return Err(OutputError::invalid(
                 &path,
-                format!("it holds {} bytes but the checkpoint wrote {bytes}; it cannot be resumed", text.len()),
+                format!("it holds {len} bytes but the checkpoint wrote {bytes}; it cannot be resumed"),
             ));
         }
         let file = std::fs::OpenOptions::new()

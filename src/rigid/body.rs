@@ -100,6 +100,22 @@ impl RigidBody {
         m
     }
 
+    /// Position, orientation quaternion (w, i, j, k), velocity and angular velocity: the
+    /// columns of `stats.csv` and what a checkpoint keeps of the body.
+    pub fn pose_and_velocity(&self) -> [f64; 13] {
+        let (x, q, v, w) = (self.position, self.orientation.quaternion(), self.linear_velocity, self.angular_velocity);
+        [x.x, x.y, x.z, q.w, q.i, q.j, q.k, v.x, v.y, v.z, w.x, w.y, w.z]
+    }
+
+    /// Set what [`pose_and_velocity`](Self::pose_and_velocity) returns (the quaternion as given).
+    pub fn set_pose_and_velocity(&mut self, a: &[f64; 13]) {
+        let v3 = |k: usize| Vector3::new(a[k], a[k + 1], a[k + 2]);
+        self.position = v3(0);
+        self.orientation = UnitQuaternion::new_unchecked(nalgebra::Quaternion::new(a[3], a[4], a[5], a[6]));
+        self.linear_velocity = v3(7);
+        self.angular_velocity = v3(10);
+    }
+
     /// The body's 6 velocity entries (linear, angular).
     pub fn velocity(&self) -> SVector<f64, 6> {
         let mut v = SVector::<f64, 6>::zeros();

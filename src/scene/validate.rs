@@ -24,14 +24,11 @@ const TET_BYTES: f64 = 1832.0;
 const TRIANGLE_BYTES: f64 = 1500.0;
 const ROD_NODE_BYTES: f64 = 600.0;
 
-/// The refusal of a resolution beyond the limit, with the memory it would take.
-fn too_fine(count: f64, what: &str, bytes_each: f64) -> String {
-    format!(
-        "too fine: {count:.3e} {what} would need at least {:.3e} GB of memory ({:.1} kB each); at most \
-         {MAX_TETS} are allowed",
-        count * bytes_each / 1e9,
-        bytes_each / 1e3
-    )
+/// The element count of a resolution and what one element costs, for its refusal.
+struct Resolution<'a> {
+    count: f64,
+    what: &'a str,
+    bytes_each: f64,
 }
 /// Upper bound on the time steps of a run (1e12: months of wall time even at 1e5 steps/s).
 pub const MAX_STEPS: f64 = 1e12;
@@ -67,6 +64,24 @@ impl Checks {
         if v.is_finite() && !ok(v) {
             self.push(path, Some(fmt_f(v)), allowed);
         }
+    }
+    /// A resolution: refused by `small` (the rule it breaks, if it is too coarse), else when it
+    /// makes more than `MAX_TETS` elements, with the memory they would need. Counts are f64 so
+    /// that an absurd resolution cannot overflow.
+    fn resolution(&mut self, path: &str, shown: String, small: Option<&str>, r: Resolution<'_>) {
+        let why = match small {
+            Some(rule) => rule.to_string(),
+            None if r.count > MAX_TETS as f64 => format!(
+                "too fine: {:.3e} {} would need at least {:.3e} GB of memory ({:.1} kB each); at most \
+                 {MAX_TETS} are allowed",
+                r.count,
+                r.what,
+                r.count * r.bytes_each / 1e9,
+                r.bytes_each / 1e3
+            ),
+            None => return,
+        };
+        self.push(path, Some(shown), why);
     }
     fn positive(&mut self, path: &str, v: f64, unit: &str) {
         if unit == " (m)" {
@@ -463,63 +478,25 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                                 format!("every component must be a length from {MIN_LENGTH:e} to {MAX_LENGTH:e} (m)");
                             c.push(format!("{p}.mesh.size"), Some(format!("{size:?}")), message);
                         }
-                        if cells.contains(&0)
-                            || cells.iter().try_fold(2usize, |n, &k| n.checked_mul(k)).is_none_or(|n| n > MAX_TETS)
-                        {
-                            c.push(
-                                format!("{p}.mesh.cells"),
-                                Some(format!("{cells:?}")),
-                                if cells.contains(&0) {
-                                    "every component must be >= 1".to_string()
-                                } else {
-                                    too_fine(
-                                        2.0 * cells[0] as f64 * cells[1] as f64,
-                                        "triangles (2 nx ny)",
-                                        TRIANGLE_BYTES,
-                                    )
-                                },
-                            );
-                        }
+                        let small = cells.contains(&0).then_some("every component must be >= 1");
+                        let count = 2.0 * cells[0] as f64 * cells[1] as f64;
+                        let r = Resolution { count, what: "triangles (2 nx ny)", bytes_each: TRIANGLE_BYTES };
+                        c.resolution(&format!("{p}.mesh.cells"), format!("{cells:?}"), small, r);
                     }
                     ClothMeshSpec::Tube { radius, length, cells } => {
                         c.positive(&format!("{p}.mesh.radius"), *radius, " (m)");
                         c.positive(&format!("{p}.mesh.length"), *length, " (m)");
-                        if cells[0] < 3
-                            || cells[1] == 0
-                            || cells.iter().try_fold(2usize, |n, &k| n.checked_mul(k)).is_none_or(|n| n > MAX_TETS)
-                        {
-                            c.push(
-                                format!("{p}.mesh.cells"),
-                                Some(format!("{cells:?}")),
-                                if cells[0] < 3 || cells[1] == 0 {
-                                    "(around, along) must be >= 3 and >= 1".to_string()
-                                } else {
-                                    too_fine(
-                                        2.0 * cells[0] as f64 * cells[1] as f64,
-                                        "triangles (2 around along)",
-                                        TRIANGLE_BYTES,
-                                    )
-                                },
-                            );
-                        }
+                        let small = (cells[0] < 3 || cells[1] == 0).then_some("(around, along) must be >= 3 and >= 1");
+                        let count = 2.0 * cells[0] as f64 * cells[1] as f64;
+                        let r = Resolution { count, what: "triangles (2 around along)", bytes_each: TRIANGLE_BYTES };
+                        c.resolution(&format!("{p}.mesh.cells"), format!("{cells:?}"), small, r);
                     }
                     ClothMeshSpec::Sphere { radius, resolution } => {
                         c.positive(&format!("{p}.mesh.radius"), *radius, " (m)");
-                        if *resolution == 0 || resolution.checked_mul(*resolution).is_none_or(|n| n > MAX_TETS / 12) {
-                            c.push(
-                                format!("{p}.mesh.resolution"),
-                                Some(resolution.to_string()),
-                                if *resolution == 0 {
-                                    "must be >= 1".to_string()
-                                } else {
-                                    too_fine(
-                                        12.0 * (*resolution as f64).powi(2),
-                                        "triangles (12 resolution²)",
-                                        TRIANGLE_BYTES,
-                                    )
-                                },
-                            );
-                        }
+                        let small = (*resolution == 0).then_some("must be >= 1");
+                        let count = 12.0 * (*resolution as f64).powi(2);
+                        let r = Resolution { count, what: "triangles (12 resolution²)", bytes_each: TRIANGLE_BYTES };
+                        c.resolution(&format!("{p}.mesh.resolution"), resolution.to_string(), small, r);
                     }
                     ClothMeshSpec::File { path, scale } => {
                         c.positive(&format!("{p}.mesh.scale"), *scale, "");
@@ -704,21 +681,10 @@ fn curves(c: &mut Checks, p: &str, cv: &CurvesSpec, base_dir: &Path) {
             c.positive(&format!("{p}.length"), *length, " (m)");
             c.check(&format!("{p}.curliness"), *curliness, |v| (0.0..1.0).contains(&v), "must be in [0, 1)");
             segs(c, *segments);
-            if *count == 0 || count.saturating_mul(*segments + 1) > MAX_TETS {
-                c.push(
-                    format!("{p}.count"),
-                    Some(count.to_string()),
-                    if *count == 0 {
-                        "must be >= 1".to_string()
-                    } else {
-                        too_fine(
-                            *count as f64 * (*segments as f64 + 1.0),
-                            "rod nodes (count (segments + 1))",
-                            ROD_NODE_BYTES,
-                        )
-                    },
-                );
-            }
+            let small = (*count == 0).then_some("must be >= 1");
+            let nodes = *count as f64 * (*segments as f64 + 1.0);
+            let r = Resolution { count: nodes, what: "rod nodes (count (segments + 1))", bytes_each: ROD_NODE_BYTES };
+            c.resolution(&format!("{p}.count"), count.to_string(), small, r);
         }
         CurvesSpec::Polylines(lines) => {
             if lines.is_empty() {
@@ -877,18 +843,9 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
                 );
             }
             // A typo such as `cells: (4000, 4000, 4000)` must be an error, not an out-of-memory abort.
-            let tets = cells.iter().try_fold(6usize, |n, &k| n.checked_mul(k));
-            if tets.is_none_or(|n| n > MAX_TETS) {
-                c.push(
-                    format!("{p}.cells"),
-                    Some(format!("({}, {}, {})", cells[0], cells[1], cells[2])),
-                    too_fine(
-                        6.0 * cells.iter().map(|&k| k as f64).product::<f64>(),
-                        "tetrahedra (6 nx ny nz)",
-                        TET_BYTES,
-                    ),
-                );
-            }
+            let count = 6.0 * cells.iter().map(|&k| k as f64).product::<f64>();
+            let r = Resolution { count, what: "tetrahedra (6 nx ny nz)", bytes_each: TET_BYTES };
+            c.resolution(&format!("{p}.cells"), format!("({}, {}, {})", cells[0], cells[1], cells[2]), None, r);
         }
         MeshSpec::Ball { radius, resolution, inner_radius } | MeshSpec::Bowl { radius, resolution, inner_radius } => {
             let bowl = matches!(m, MeshSpec::Bowl { .. });
@@ -913,14 +870,9 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
                     "must be >= 2 (cells across the diameter)",
                 );
             }
-            let tets = resolution.checked_pow(3).and_then(|n| n.checked_mul(6));
-            if tets.is_none_or(|n| n > MAX_TETS) {
-                c.push(
-                    format!("{p}.resolution"),
-                    Some(resolution.to_string()),
-                    too_fine(6.0 * (*resolution as f64).powi(3), "tetrahedra (6 resolution³)", TET_BYTES),
-                );
-            }
+            let count = 6.0 * (*resolution as f64).powi(3);
+            let r = Resolution { count, what: "tetrahedra (6 resolution³)", bytes_each: TET_BYTES };
+            c.resolution(&format!("{p}.resolution"), resolution.to_string(), None, r);
         }
         MeshSpec::File { path, scale } => {
             c.positive(&format!("{p}.scale"), *scale, "");
