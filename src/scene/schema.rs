@@ -891,6 +891,14 @@ pub struct AdmmSpec {
     /// faster until the local problems of compressed cloth turn non-convex (see the README).
     #[serde(default = "default_element_weight")]
     pub element_weight: f64,
+    /// A factor on 004's contact weights `W` (`w_j = max(σ η_j, min(β m_j, η_j))`, σ = 0.001,
+    /// β = 25). The fixed point does not depend on it; the iterations do (see the README).
+    #[serde(default = "default_contact_weight")]
+    pub contact_weight: f64,
+}
+
+pub fn default_contact_weight() -> f64 {
+    1.0
 }
 
 pub fn default_element_weight() -> f64 {
@@ -913,6 +921,7 @@ impl Default for AdmmSpec {
             sleeping: true,
             accelerated: true,
             element_weight: default_element_weight(),
+            contact_weight: default_contact_weight(),
         }
     }
 }

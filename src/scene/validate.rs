@@ -1070,6 +1070,7 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
         c.push(format!("{p}.admm.gs_sweeps"), Some(ns.admm.gs_sweeps.to_string()), "must be >= 1");
     }
     c.positive(&format!("{p}.admm.element_weight"), ns.admm.element_weight, "");
+    c.positive(&format!("{p}.admm.contact_weight"), ns.admm.contact_weight, "");
     if let Some(d) = ns.admm.delta_inf {
         c.positive(&format!("{p}.admm.delta_inf"), d, " (m)");
     }

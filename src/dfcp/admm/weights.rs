@@ -44,7 +44,8 @@ pub fn weights(a: &Csc, sigma: f64, beta: f64) -> Vec<f64> {
 
 /// The ADMM weights of the global matrix `a`, which must be positive.
 pub(super) fn checked_weights(a: &Csc, prm: &AdmmParams) -> Result<Vec<f64>> {
-    let w = weights(a, prm.sigma, prm.beta);
+    let mut w = weights(a, prm.sigma, prm.beta);
+    w.iter_mut().for_each(|x| *x *= prm.weight_scale);
     if let Some(j) = w.iter().position(|x| x.is_nan() || *x <= 0.0) {
         return Err(anyhow!("ADMM weight of dof {j} is {} (M must be positive definite)", w[j]));
     }

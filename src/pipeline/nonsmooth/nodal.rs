@@ -114,6 +114,7 @@ fn admm_params(spec: &NonsmoothSpec, h: f64) -> AdmmParams {
         eps_inf: a.delta_inf.map(|d| d / h),
         sleeping: a.sleeping,
         accelerated: a.accelerated,
+        weight_scale: a.contact_weight,
         // 004 §5.1: λ carries over between Newton iterations and steps (measured: 55 → 40
         // iterations per step on cloth_on_box, 19 → 9 on mixed_drop, 34 → 9 on the ADMM rope).
         carry_lambda: true,
