@@ -74,10 +74,10 @@ impl Contacts for GenericContacts {
     }
 
     #[inline]
-    fn local(&self, slot: usize, p: &[f64], rc: [f64; 3]) -> [f64; 3] {
+    fn local(&self, slot: usize, p: &[Shared<f64>], rc: [f64; 3]) -> [f64; 3] {
         let mut u = self.wc[slot];
         for e in self.ptr[slot]..self.ptr[slot + 1] {
-            let pv = p[self.dof[e]];
+            let pv = p[self.dof[e]].get();
             let he = &self.h[e];
             u[0] += he[0] * pv;
             u[1] += he[1] * pv;
@@ -100,10 +100,10 @@ impl Contacts for GenericContacts {
     }
 
     #[inline]
-    fn spread(&self, slot: usize, x: [f64; 3], p: &mut [f64]) {
+    fn spread(&self, slot: usize, x: [f64; 3], p: &[Shared<f64>]) {
         for e in self.ptr[slot]..self.ptr[slot + 1] {
             let ge = &self.gamma[e];
-            p[self.dof[e]] += ge[0] * x[0] + ge[1] * x[1] + ge[2] * x[2];
+            p[self.dof[e]].add(ge[0] * x[0] + ge[1] * x[1] + ge[2] * x[2]);
         }
     }
 

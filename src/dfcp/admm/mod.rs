@@ -492,7 +492,7 @@ mod tests {
         let g = hair(120, 8, 1500, 0.4, 3);
         let compact = ContactProjection::new(&g, &AdmmParams::default()).unwrap();
         assert!(compact.is_compact());
-        assert_eq!(compact.bytes_per_contact(), 192.0 + 24.0 + 8.0 + 24.0);
+        assert_eq!(compact.bytes_per_contact(), 192.0 + 24.0 + 8.0);
         let generic = ContactProjection::new(&g, &AdmmParams { compact: false, ..Default::default() }).unwrap();
         assert!(!generic.is_compact());
         // A fixed 40 ADMM iterations (unreachable tolerance) from the free velocity, with both

@@ -34,21 +34,21 @@ pub(super) const NODES: usize = 4;
 impl NodalContact {
     /// `Σ_j b_j p_j` (world axes).
     #[inline(always)]
-    pub(super) fn gather(&self, p: &[f64]) -> [f64; 3] {
+    pub(super) fn gather(&self, p: &[Shared<f64>]) -> [f64; 3] {
         let mut q = [0.0; 3];
         for j in 0..NODES {
             let n = 3 * self.node[j] as usize;
             let b = self.b[j];
-            q[0] += b * p[n];
-            q[1] += b * p[n + 1];
-            q[2] += b * p[n + 2];
+            q[0] += b * p[n].get();
+            q[1] += b * p[n + 1].get();
+            q[2] += b * p[n + 2].get();
         }
         q
     }
 
     /// `p_j += γ_j R x` for every node.
     #[inline(always)]
-    pub(super) fn scatter(&self, x: [f64; 3], p: &mut [f64]) {
+    pub(super) fn scatter(&self, x: [f64; 3], p: &[Shared<f64>]) {
         let f = &self.frame;
         let dq = [
             f[0] * x[0] + f[1] * x[1] + f[2] * x[2],
@@ -58,9 +58,9 @@ impl NodalContact {
         for j in 0..NODES {
             let n = 3 * self.node[j] as usize;
             let g = self.gamma[j];
-            p[n] += g * dq[0];
-            p[n + 1] += g * dq[1];
-            p[n + 2] += g * dq[2];
+            p[n].add(g * dq[0]);
+            p[n + 1].add(g * dq[1]);
+            p[n + 2].add(g * dq[2]);
         }
     }
 }
@@ -181,7 +181,7 @@ impl Contacts for Vec<NodalContact> {
     }
 
     #[inline]
-    fn local(&self, slot: usize, p: &[f64], rc: [f64; 3]) -> [f64; 3] {
+    fn local(&self, slot: usize, p: &[Shared<f64>], rc: [f64; 3]) -> [f64; 3] {
         let k = &self[slot];
         let q = k.gather(p);
         let f = &k.frame;
@@ -196,7 +196,7 @@ impl Contacts for Vec<NodalContact> {
     }
 
     #[inline]
-    fn spread(&self, slot: usize, x: [f64; 3], p: &mut [f64]) {
+    fn spread(&self, slot: usize, x: [f64; 3], p: &[Shared<f64>]) {
         self[slot].scatter(x, p);
     }
 

@@ -3,6 +3,45 @@
 
 use super::*;
 
+/// An entry of a buffer that the contacts of one colour update in parallel, each contact only
+/// the entries of its own dofs (or its own slot). Reads and writes go through the cell, so no
+/// thread holds a reference that another thread's writes would invalidate.
+#[repr(transparent)]
+pub(super) struct Shared<T>(std::cell::UnsafeCell<T>);
+
+// SAFETY: a `Shared` slice is only built by `shared` from a `&mut` borrow, and the sweep lets
+// two threads touch the same entry only if the colouring put two contacts sharing a dof in one
+// colour, which `greedy_blocks` never does (and the tails run on one thread).
+unsafe impl<T: Send> Sync for Shared<T> {}
+
+impl<T: Copy> Shared<T> {
+    #[inline(always)]
+    pub(super) fn get(&self) -> T {
+        // SAFETY: no other thread writes this entry during the colour (see the `Sync` impl).
+        unsafe { *self.0.get() }
+    }
+
+    #[inline(always)]
+    pub(super) fn set(&self, x: T) {
+        // SAFETY: as for `get`; this thread is the entry's only user during the colour.
+        unsafe { *self.0.get() = x }
+    }
+}
+
+impl Shared<f64> {
+    #[inline(always)]
+    pub(super) fn add(&self, x: f64) {
+        self.set(self.get() + x);
+    }
+}
+
+/// View a mutable buffer as cells the colour's threads share (entry-disjointly).
+pub(super) fn shared<T>(s: &mut [T]) -> &[Shared<T>] {
+    // SAFETY: `Shared<T>` is `repr(transparent)` over `UnsafeCell<T>`, itself with `T`'s layout;
+    // the `&mut` borrow is held for the view's lifetime, so nothing else reads or writes `s`.
+    unsafe { &*(s as *mut [T] as *const [Shared<T>]) }
+}
+
 /// One contact update of a layout, addressed by its position in sweep order (its slot).
 /// Forces are held scaled by `force_scale` during a projection (`r̄ = scale · r`).
 pub(super) trait Contacts: Sync {
@@ -10,9 +49,9 @@ pub(super) trait Contacts: Sync {
     fn force_scale(&self, slot: usize) -> f64;
     /// New (scaled) force of the contact at `slot` given the current `p` and its (scaled) force
     /// `rc` (reads only the contact's own dofs).
-    fn local(&self, slot: usize, p: &[f64], rc: [f64; 3]) -> [f64; 3];
-    /// `p += W^{-1} H_c x` for the (scaled) force `x`.
-    fn spread(&self, slot: usize, x: [f64; 3], p: &mut [f64]);
+    fn local(&self, slot: usize, p: &[Shared<f64>], rc: [f64; 3]) -> [f64; 3];
+    /// `p += W^{-1} H_c x` for the (scaled) force `x` (writes only the contact's own dofs).
+    fn spread(&self, slot: usize, x: [f64; 3], p: &[Shared<f64>]);
     /// `|S_cc d|_inf`, the velocity change of a (scaled) force change `d`.
     fn velocity_change(&self, slot: usize, d: [f64; 3]) -> f64;
 }
@@ -142,13 +181,10 @@ impl Projection {
     /// - Generic: per dof entry its index (usize), `H` row and `W^{-1} H` row (3 f64 each); per
     ///   contact `ptr` (usize), `S_cc` (9 f64), the closed-form scalar (`Option<f64>`, 16 bytes),
     ///   `w_c` (3 f64), the cone (2 f64), the force and the sleep counter.
-    /// - With colours, each update also writes and reads its `delta` (3 f64).
     pub(super) fn bytes_per_contact(&self) -> f64 {
         use std::mem::size_of;
         let nc = self.order.len().max(1) as f64;
-        let state = size_of::<[f64; 3]>()
-            + size_of::<usize>()
-            + if self.colored_and_tail().0 == 0 { 0 } else { size_of::<[f64; 3]>() };
+        let state = size_of::<[f64; 3]>() + size_of::<usize>();
         let data = match &self.layout {
             Layout::Nodal(_) => size_of::<NodalContact>() as f64,
             Layout::Generic(gc) => {
@@ -165,22 +201,20 @@ impl Projection {
     }
 }
 
-/// Contacts of one colour solved (in parallel) before they are applied: 2048 nodal records and
-/// the velocities they touch (about 0.6 MB) stay in cache between the two passes, and a chunk is
-/// long enough (tens of µs) to amortise rayon's fork-join.
-pub(super) const COLOR_CHUNK: usize = 2048;
+/// Contacts of one colour a rayon task takes at least: long enough (tens of µs) to amortise the
+/// fork-join, short enough to balance a colour of a few thousand contacts over the threads.
+pub(super) const COLOR_CHUNK: usize = 512;
 
 /// Work buffers of the sweep (allocated once per solve), indexed by slot.
 pub(super) struct SweepState {
     /// Forces in sweep order (gathered from `r` at the start of a projection, scattered back).
     pub(super) r: Vec<[f64; 3]>,
     pub(super) sleep_until: Vec<usize>,
-    pub(super) delta: Vec<[f64; 3]>,
 }
 
 impl SweepState {
     pub(super) fn new(nc: usize) -> Self {
-        SweepState { r: vec![[0.0; 3]; nc], sleep_until: vec![0; nc], delta: vec![[0.0; 3]; nc] }
+        SweepState { r: vec![[0.0; 3]; nc], sleep_until: vec![0; nc] }
     }
 }
 
@@ -222,61 +256,41 @@ pub(super) fn project_with<K: Contacts>(
         st.r[slot] = [sc * r[3 * c], sc * r[3 * c + 1], sc * r[3 * c + 2]];
     }
     // Line (1) of Algorithm 3: re-apply the warm-start forces to the target velocity.
+    let ps = shared(p);
     for slot in 0..pr.order.len() {
-        k.spread(slot, st.r[slot], p);
+        k.spread(slot, st.r[slot], ps);
     }
     st.sleep_until.fill(0);
     // No δ∞ yet (first ADMM iteration): nothing sleeps, every contact is swept.
     let thresh = if prm.sleeping && delta_inf.is_finite() { 0.01 * delta_inf } else { -1.0 };
-    let mut updates = 0;
-    // Apply a force change: `p += W^{-1} H_c d`, `r_c += d`, and sleep if the velocity barely moved.
-    let visit = |slot: usize, d: [f64; 3], sweep: usize, p: &mut [f64], st: &mut SweepState| {
-        k.spread(slot, d, p);
-        let rc = &mut st.r[slot];
-        for a in 0..3 {
-            rc[a] += d[a];
+    let (rs, sl) = (shared(&mut st.r), shared(&mut st.sleep_until));
+    // One contact's update (Algorithm 3's loop body): its local solve, `p += W^{-1} H_c d`,
+    // `r_c += d`, and a sleep when the velocity barely moved. Returns whether it was swept.
+    let visit = |slot: usize, sweep: usize| -> usize {
+        if sl[slot].get() > sweep {
+            return 0;
         }
+        let rc = rs[slot].get();
+        let rn = k.local(slot, ps, rc);
+        let d = [rn[0] - rc[0], rn[1] - rc[1], rn[2] - rc[2]];
+        k.spread(slot, d, ps);
+        rs[slot].set([rc[0] + d[0], rc[1] + d[1], rc[2] + d[2]]);
         if k.velocity_change(slot, d) < thresh {
-            st.sleep_until[slot] = sweep + 1 + prm.sleep_sweeps;
+            sl[slot].set(sweep + 1 + prm.sleep_sweeps);
         }
+        1
     };
+    let mut updates = 0;
     for sweep in 0..prm.gs_sweeps {
         for stage in &pr.stages {
-            // A colour is solved in chunks that stay in cache between the solve and the apply.
-            let chunks = stage
-                .colors
-                .iter()
-                .flat_map(|class| class.clone().step_by(COLOR_CHUNK).map(move |a| a..class.end.min(a + COLOR_CHUNK)));
-            for chunk in chunks {
-                let (p_ref, r_ref, sl): (&[f64], &[[f64; 3]], &[usize]) = (p, &st.r, &st.sleep_until);
-                // Parallel solve: each contact reads only its own dofs, which no other contact of
-                // this colour writes; results land in `delta` by position, then apply in order.
-                st.delta[..chunk.len()].par_iter_mut().enumerate().for_each(|(i, d)| {
-                    let slot = chunk.start + i;
-                    *d = if sl[slot] > sweep {
-                        [0.0; 3]
-                    } else {
-                        let rc = r_ref[slot];
-                        let rn = k.local(slot, p_ref, rc);
-                        [rn[0] - rc[0], rn[1] - rc[1], rn[2] - rc[2]]
-                    };
-                });
-                for slot in chunk.clone() {
-                    if st.sleep_until[slot] <= sweep {
-                        updates += 1;
-                        let d = st.delta[slot - chunk.start];
-                        visit(slot, d, sweep, p, st);
-                    }
-                }
+            // Contacts of a colour share no dof: each reads and writes only entries no other
+            // contact of the colour touches, so they run in parallel, in any order, with the
+            // result of the sequential sweep bit for bit.
+            for class in &stage.colors {
+                updates +=
+                    class.clone().into_par_iter().with_min_len(COLOR_CHUNK).map(|s| visit(s, sweep)).sum::<usize>();
             }
-            for slot in stage.tail.clone() {
-                if st.sleep_until[slot] <= sweep {
-                    updates += 1;
-                    let rc = st.r[slot];
-                    let rn = k.local(slot, p, rc);
-                    visit(slot, [rn[0] - rc[0], rn[1] - rc[1], rn[2] - rc[2]], sweep, p, st);
-                }
-            }
+            updates += stage.tail.clone().map(|s| visit(s, sweep)).sum::<usize>();
         }
     }
     for (slot, &c) in pr.order.iter().enumerate() {
