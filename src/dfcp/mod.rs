@@ -29,6 +29,7 @@ pub mod gauss_seidel;
 pub mod global_reduction;
 pub mod isotropic;
 pub mod local_admm;
+pub mod par_kernels;
 pub mod pgs_lcp;
 pub mod polar_sp;
 pub mod problem;

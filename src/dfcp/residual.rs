@@ -10,7 +10,8 @@
 //! [`crate::friction::cone`], where the contact is an isotropic one with `mu = sqrt(mu_t mu_b)`;
 //! for `mu_t == mu_b` this is exactly the Siconos measure.
 
-use super::problem::{GlobalProblem, LocalProblem, csc_mul, norm2};
+use super::par_kernels::{self, MulWork};
+use super::problem::{GlobalProblem, LocalProblem, norm2};
 use crate::friction::cone::Cone;
 use crate::friction::local_solver::local_residual_sq;
 
@@ -23,14 +24,10 @@ pub fn contact_residual_sq(r: &[f64], u: &[f64], cone: &Cone) -> f64 {
     local_residual_sq(&rs, &us, cone.mu_ref())
 }
 
-/// `sqrt(sum_c |r_c - P_K(r_c - û_c)|^2)`.
+/// `sqrt(sum_c |r_c - P_K(r_c - û_c)|^2)` (summed as `par_kernels::sum`: the same bits on any
+/// thread count).
 pub fn natural_map_abs(r: &[f64], u: &[f64], cones: &[Cone]) -> f64 {
-    cones
-        .iter()
-        .enumerate()
-        .map(|(c, k)| contact_residual_sq(&r[3 * c..3 * c + 3], &u[3 * c..3 * c + 3], k))
-        .sum::<f64>()
-        .sqrt()
+    par_kernels::sum(cones.len(), |c| contact_residual_sq(&r[3 * c..3 * c + 3], &u[3 * c..3 * c + 3], &cones[c])).sqrt()
 }
 
 /// Residual of a local problem.
@@ -73,6 +70,7 @@ pub struct GlobalErrorWork {
     u: Vec<f64>,
     mv: Vec<f64>,
     hr: Vec<f64>,
+    mul: MulWork,
 }
 
 /// Error of `(r, v)` for a global problem.
@@ -93,10 +91,12 @@ pub fn global_error_rhs(p: &GlobalProblem, f: &[f64], r: &[f64], v: &[f64], w: &
     w.hr.resize(v.len(), 0.0);
     p.velocity(v, &mut w.u);
     let a = natural_map_abs(r, &w.u, &p.cones);
-    csc_mul(&p.m, v, &mut w.mv);
-    csc_mul(&p.h, r, &mut w.hr);
-    let eq: f64 = w.mv.iter().zip(&w.hr).zip(f).map(|((a, b), c)| (a - b - c).powi(2)).sum::<f64>().sqrt();
-    let eq_rel = eq / norm2(f).max(norm2(&w.mv)).max(norm2(&w.hr)).max(1e-300);
+    par_kernels::mul_into(&p.m, v, &mut w.mv, &mut w.mul);
+    par_kernels::mul_into(&p.h, r, &mut w.hr, &mut w.mul);
+    let (mv, hr) = (&w.mv, &w.hr);
+    let eq = par_kernels::sum(f.len(), |i| (mv[i] - hr[i] - f[i]).powi(2)).sqrt();
+    let norm2 = par_kernels::norm2;
+    let eq_rel = eq / norm2(f).max(norm2(mv)).max(norm2(hr)).max(1e-300);
     let natmap_rel = a / norm2(&w.u).max(norm2(r)).max(1e-300);
     GlobalError { natmap_abs: a, natmap_rel, eq_rel, total: eq_rel + natmap_rel }
 }

@@ -152,11 +152,12 @@ fn factor_a_plus_w(a: &Csc, w: &[f64], cache: &mut AdmmCache) -> Result<SolveInP
             values[k] += w[j];
         }
         let k = Csc::new(a.symbolic().to_owned().map_err(|e| anyhow!("{e:?}"))?, values.clone());
-        let key = (ar.col_ptr().to_vec(), ar.row_idx().to_vec());
-        if cache.pattern.as_ref() != Some(&key) {
+        let same_pattern =
+            cache.pattern.as_ref().is_some_and(|(cp, ri)| cp[..] == *ar.col_ptr() && ri[..] == *ar.row_idx());
+        if !same_pattern {
             cache.symbolic =
                 Some(SymbolicLlt::try_new(k.symbolic(), faer::Side::Lower).map_err(|e| anyhow!("A + W: {e:?}"))?);
-            cache.pattern = Some(key);
+            cache.pattern = Some((ar.col_ptr().to_vec(), ar.row_idx().to_vec()));
             cache.numeric = None;
         }
         if let Some((vals, f)) = &cache.numeric

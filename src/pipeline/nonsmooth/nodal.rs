@@ -868,8 +868,8 @@ impl NodalStep {
             }
         }
         // Duplicate (node, contact) entries, if any, are summed by the triplet assembly.
-        let hm =
-            Csc::try_new_from_triplets(self.n_total, 3 * nc, &trip).expect("indices within the unknowns and contacts");
+        let hm = crate::dfcp::problem::csc_from_triplets(self.n_total, 3 * nc, &trip)
+            .expect("indices within the unknowns and contacts");
         let cones = contacts.iter().map(|c| c.cone).collect();
         // Sizes come from the same contacts and dofs; what can fail is a non-finite value.
         let g =
