@@ -147,3 +147,36 @@ fn bad_requests_are_refused_with_what_is_allowed() {
     let o = fricsim(&["plot", r, "-y", "block.x", "--log-y"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("a log axis shows positive values only"));
 }
+
+/// A CSV of a few rows (a table, as `scripts/hairy_scale.py --csv` writes) against any column,
+/// on log axes: a one-row input is drawn as a marker, not lost as a line of one point. The legend
+/// alone (the same input with its value NaN, left out) gives the baseline red pixel count.
+#[test]
+fn a_one_row_table_is_drawn_as_a_marker() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(&dir.join("many.csv"), "contacts_mean,s_per_frame\n72,0.9\n3570,2.2\n25000,8.0\n759000,133\n");
+    write(&dir.join("one.csv"), "contacts_mean,s_per_frame\n40000,30\n");
+    write(&dir.join("none.csv"), "contacts_mean,s_per_frame\n40000,nan\n");
+    let red = |second: &str| {
+        let png = dir.join(format!("{second}.png"));
+        let (a, b) = (dir.join("many.csv"), dir.join(format!("{second}.csv")));
+        let out = fricsim(&[
+            "plot",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "-x",
+            "contacts_mean",
+            "-y",
+            "s_per_frame",
+            "--log-x",
+            "--log-y",
+            "-o",
+            png.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        count(&pixels(&png).2, RED)
+    };
+    let (one, legend) = (red("one"), red("none"));
+    assert!(one > legend + 30, "the one-row series adds a marker: {one} red pixels against {legend} for the legend");
+}

@@ -101,7 +101,8 @@ pub fn render(fig: &Figure, format: Format) -> Result<Vec<u8>, String> {
 
 use image::ImageEncoder;
 
-/// The axes' extents: every finite point (positive on a log axis), padded on linear axes.
+/// The axes' extents: every finite point (positive on a log axis), padded by 4 % of the span
+/// (of the logarithms on a log axis) so that no point sits on the frame.
 struct Ranges {
     x: (f64, f64),
     y: (f64, f64),
@@ -120,7 +121,10 @@ impl Ranges {
         let extent = |vals: Vec<f64>, log: bool| {
             let (lo, hi) = vals.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
             match (log, hi > lo) {
-                (true, true) => (lo, hi),
+                (true, true) => {
+                    let pad = (hi / lo).powf(0.04);
+                    (lo / pad, hi * pad)
+                }
                 (true, false) => (lo / 2.0, hi * 2.0),
                 (false, true) => (lo - 0.04 * (hi - lo), hi + 0.04 * (hi - lo)),
                 (false, false) => (lo - 0.5 * lo.abs().max(1e-300), hi + 0.5 * hi.abs().max(1e-300)),
@@ -177,6 +181,9 @@ fn tick(v: f64, (lo, hi): (f64, f64)) -> String {
         None => s,
     }
 }
+
+/// Series with at most this many points are drawn with markers as well as their line.
+const MARKED_POINTS: usize = 40;
 
 fn draw_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, fig: &Figure, r: &Ranges) -> Result<(), String> {
     let (x, y) = (r.x.0..r.x.1, r.y.0..r.y.1);
@@ -243,7 +250,9 @@ where
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], stroke));
         }
-        if s.style == Style::Markers {
+        // Markers where the points are few (a table's rows, a sweep's points): a line alone would
+        // hide single points and the positions of sparse ones.
+        if s.style == Style::Markers || (s.style != Style::Dashed && s.points.len() <= MARKED_POINTS) {
             let r = ((side / 160.0) as i32).max(2);
             chart
                 .draw_series(s.points.iter().filter(finite).map(|&p| Circle::new(p, r, colour.filled())))
