@@ -138,7 +138,7 @@ impl LocalProblem {
             }
             t.push(faer::sparse::Triplet::new(j, j, alpha));
         }
-        Csc::try_new_from_triplets(w.nrows(), w.ncols(), &t).expect("the pattern of a valid matrix plus its diagonal")
+        csc_from_triplets(w.nrows(), w.ncols(), &t).expect("the pattern of a valid matrix plus its diagonal")
     }
 
     /// The mean of `W`'s diagonal over contacts with a positive one (1 if none): its scale.

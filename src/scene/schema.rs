@@ -970,7 +970,7 @@ pub fn default_contact_margin() -> f64 {
 }
 
 /// The exact solver of each step's contact problem.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub enum DfcpSolverSpec {
     /// Staggered Projections (002): alternating contact and friction QPs. `samples`: friction
@@ -991,17 +991,13 @@ pub enum DfcpSolverSpec {
     GaussSeidel,
     /// Projected Gauss–Seidel on the LCP with a box friction cone (the classic baseline).
     PgsLcp,
-    /// Gauss–Seidel while it makes progress, then Fischer–Burmeister.
+    /// The default: 50 Gauss–Seidel sweeps, then local ADMM from that iterate, then
+    /// Fischer–Burmeister from ADMM's best iterate (`dfcp::dispatch`).
+    #[default]
     Auto,
     /// Nodal ADMM with matrix-free Gauss–Seidel projections on the global problem (004; cloth
     /// and rods only).
     Admm,
-}
-
-impl Default for DfcpSolverSpec {
-    fn default() -> Self {
-        DfcpSolverSpec::StaggeredProjections { samples: None }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
