@@ -17,6 +17,7 @@ const PARTS: usize = 4;
 /// one task in the sequential order, so the result is that of the sequential loop.
 pub fn transpose_mul_add_into(a: &Csc, x: &[f64], w: &[f64], y: &mut [f64]) {
     let a = a.as_ref();
+    assert!(y.len() == a.ncols() && w.len() == a.ncols(), "y and w need one entry per column");
     let col = |j: usize| -> f64 {
         let mut s = 0.0;
         for (i, v) in a.row_idx_of_col_raw(j).iter().zip(a.val_of_col(j)) {
