@@ -62,14 +62,16 @@ def scene_sets(rods, radius_mm, extra):
     return [a for s in sets + extra for a in ("--set", s)]
 
 
-def dof_count(fricsim, sets):
+def scene_facts(fricsim, sets):
+    """The DoF count and the solver tolerance, from one `fricsim check` of the scene."""
     out = subprocess.run([fricsim, "check", SCENE] + sets, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"fricsim check failed:\n{out.stderr}")
-    m = re.search(r"(\d+) DOFs", out.stdout)
-    if not m:
-        sys.exit(f"fricsim check printed no DOF count:\n{out.stdout}")
-    return int(m.group(1))
+    dof = re.search(r"(\d+) DOFs", out.stdout)
+    tol = re.search(r"tolerance ([0-9.eE+-]+)", out.stdout)
+    if not (dof and tol):
+        sys.exit(f"fricsim check printed no DOF count or tolerance:\n{out.stdout}")
+    return int(dof.group(1)), float(tol.group(1))
 
 
 def run_once(fricsim, sets, frames, threads, out_dir):
@@ -176,14 +178,6 @@ def markdown(rows):
     return "\n".join(lines)
 
 
-def scene_tolerance(fricsim, sets):
-    out = subprocess.run([fricsim, "check", SCENE] + sets, capture_output=True, text=True)
-    m = re.search(r"tolerance ([0-9.eE+-]+)", out.stdout)
-    if not m:
-        sys.exit(f"fricsim check printed no tolerance:\n{out.stdout}")
-    return float(m.group(1))
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default=DEFAULT_SIZES, help="rods:radius_mm,... (default: the README's)")
@@ -207,8 +201,7 @@ def main():
     for rods, radius_mm in sizes:
         sets = scene_sets(rods, radius_mm, a.set)
         run_dir = os.path.join(out, f"rods{rods}_r{radius_mm:g}mm")
-        dof = dof_count(fricsim, sets)
-        tolerance = scene_tolerance(fricsim, sets)
+        dof, tolerance = scene_facts(fricsim, sets)
         print(f"running {rods} rods, {radius_mm:g} mm ...", file=sys.stderr, flush=True)
         peak = run_once(fricsim, sets, a.frames, a.threads, run_dir)
         rows = read_stats(os.path.join(run_dir, "stats.csv"))

@@ -3,31 +3,26 @@
 //! run's own `stats.csv` and `run.json` (the script's `--check`, and here again independently).
 //! Needs `python3` (standard library only); about 3 s.
 
+use fricsim::output::csv_table::Table;
 use std::path::Path;
 use std::process::Command;
 
-/// A CSV file as a header and rows of strings.
-fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines().map(|l| l.split(',').map(str::to_string).collect::<Vec<_>>());
-    let head = lines.next().expect("a header");
-    (head, lines.collect())
-}
-
-fn column(head: &[String], rows: &[Vec<String>], name: &str) -> Vec<f64> {
-    let k = head.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name} in {head:?}"));
-    rows.iter().map(|r| r[k].parse::<f64>().unwrap_or_else(|e| panic!("{name} = {}: {e}", r[k]))).collect()
+/// A CSV column as numbers (the crate's own reader of the files it writes).
+fn column(t: &Table, name: &str) -> Vec<f64> {
+    let k = t.column(name).unwrap_or_else(|| panic!("no column {name} in {:?}", t.header));
+    t.numbers(k)
 }
 
 #[test]
 fn smallest_size_fills_the_table_from_stats_csv() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = tempfile_dir("hairy_scale");
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let out = tmp.path();
     let table = out.join("table.csv");
     let run = Command::new("python3")
         .arg(root.join("scripts/hairy_scale.py"))
         .args(["--sizes", "1000:0.1", "--check", "--out"])
-        .arg(&out)
+        .arg(out)
         .arg("--csv")
         .arg(&table)
         .env("FRICSIM", env!("CARGO_BIN_EXE_fricsim"))
@@ -44,14 +39,14 @@ fn smallest_size_fills_the_table_from_stats_csv() {
     assert!(stdout.contains("load average before"), "the table states the load: {stdout}");
 
     // Independently of the script: its numbers from the run's stats.csv.
-    let (th, tr) = read_csv(&table);
-    let (sh, sr) = read_csv(&out.join("rods1000_r0.1mm/stats.csv"));
-    assert_eq!(tr.len(), 1);
-    let get = |name: &str| column(&th, &tr, name)[0];
-    let wall = column(&sh, &sr, "wall_s");
-    let contacts = column(&sh, &sr, "active_contacts");
-    let residual = column(&sh, &sr, "final_residual");
-    let n = sr.len() as f64;
+    let summary = Table::read(&table).expect("the script's CSV");
+    let stats = Table::read(&out.join("rods1000_r0.1mm/stats.csv")).expect("the run's stats.csv");
+    assert_eq!(summary.rows.len(), 1);
+    let get = |name: &str| column(&summary, name)[0];
+    let wall = column(&stats, "wall_s");
+    let contacts = column(&stats, "active_contacts");
+    let residual = column(&stats, "final_residual");
+    let n = stats.rows.len() as f64;
     assert_eq!(n, 10.0, "one frame is 10 steps");
     // Sums of the same printed numbers in another order: equal to rounding (1e-12 relative).
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs().max(1e-300);
@@ -66,13 +61,4 @@ fn smallest_size_fills_the_table_from_stats_csv() {
     let shares = ["linear_pct", "projection_pct", "assembly_pct", "detection_pct"].map(get);
     assert!(shares.iter().all(|s| *s >= 0.0) && shares.iter().sum::<f64>() <= 101.0, "{shares:?}");
     assert!(get("peak_mb") > 10.0, "a process of this size holds more than 10 MB");
-    std::fs::remove_dir_all(&out).ok();
-}
-
-/// A fresh folder under the target directory (removed by the test on success).
-fn tempfile_dir(name: &str) -> std::path::PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
-    std::fs::remove_dir_all(&dir).ok();
-    std::fs::create_dir_all(&dir).expect("target tmp dir");
-    dir
 }

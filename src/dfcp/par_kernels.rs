@@ -63,11 +63,9 @@ pub fn mul_into(a: &Csc, x: &[f64], y: &mut [f64], work: &mut MulWork) {
     }
     // Column boundaries at multiples of nnz / PARTS entries.
     let col_ptr = ar.col_ptr();
-    let bounds: Vec<usize> = (0..=PARTS)
-        .map(
-            |k| if k == PARTS { ar.ncols() } else { col_ptr.partition_point(|&p| p < k * nnz / PARTS).min(ar.ncols()) },
-        )
-        .collect();
+    let bounds: [usize; PARTS + 1] = std::array::from_fn(|k| {
+        if k == PARTS { ar.ncols() } else { col_ptr.partition_point(|&p| p < k * nnz / PARTS).min(ar.ncols()) }
+    });
     work.parts.resize_with(PARTS, Vec::new);
     work.parts.par_iter_mut().enumerate().for_each(|(k, buf)| {
         buf.clear();

@@ -10,8 +10,8 @@
 //! [`crate::friction::cone`], where the contact is an isotropic one with `mu = sqrt(mu_t mu_b)`;
 //! for `mu_t == mu_b` this is exactly the Siconos measure.
 
-use super::par_kernels::{self, MulWork};
-use super::problem::{GlobalProblem, LocalProblem, norm2};
+use super::par_kernels::{self, MulWork, norm2};
+use super::problem::{GlobalProblem, LocalProblem};
 use crate::friction::cone::Cone;
 use crate::friction::local_solver::local_residual_sq;
 
@@ -95,7 +95,6 @@ pub fn global_error_rhs(p: &GlobalProblem, f: &[f64], r: &[f64], v: &[f64], w: &
     par_kernels::mul_into(&p.h, r, &mut w.hr, &mut w.mul);
     let (mv, hr) = (&w.mv, &w.hr);
     let eq = par_kernels::sum(f.len(), |i| (mv[i] - hr[i] - f[i]).powi(2)).sqrt();
-    let norm2 = par_kernels::norm2;
     let eq_rel = eq / norm2(f).max(norm2(mv)).max(norm2(hr)).max(1e-300);
     let natmap_rel = a / norm2(&w.u).max(norm2(r)).max(1e-300);
     GlobalError { natmap_abs: a, natmap_rel, eq_rel, total: eq_rel + natmap_rel }
