@@ -21,6 +21,8 @@ const CASES: [(&str, &[&str]); 5] = [
 ];
 
 fn bench(c: &mut Criterion) {
+    // As the CLI does: the timings are those users get.
+    fricsim::linalg::use_sequential_factorisations();
     let dir = std::env::var_os("FRICSIM_FCLIB_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fclib"));

@@ -3,6 +3,7 @@ use fricsim::cli::{Cli, Command};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    fricsim::linalg::use_sequential_factorisations();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -102,13 +102,35 @@ fn prox_perio_box() {
 
 #[test]
 fn auto_reaches_1e8_on_every_local_problem() {
-    // The CLI default must be robust: GS first, FB Newton where GS stalls (BoxesStack).
+    // The CLI default must be robust: GS first, the ADMM (then FB Newton) where GS is slow.
     for (stem, _) in LOCAL {
         let p = local(stem);
         let s = fricsim::dfcp::dispatch::solve_local(&p, "auto", &SolverOptions::new(1e-8, 20_000)).unwrap();
         println!("{stem}: {}", s.report);
         assert!(s.report.converged && s.report.residual_rel <= 1e-8, "{stem}");
     }
+}
+
+/// `auto`'s Gauss–Seidel probe: where GS finishes within its 50-sweep budget (PerioBox, 34
+/// sweeps) it is the whole solve; where its rate predicts hundreds of sweeps (KaplasTower,
+/// about 230; BoxesStack, stalling) it hands over to the ADMM after two 8-sweep chunks instead
+/// of spending the budget.
+#[test]
+fn auto_keeps_gs_only_where_its_rate_predicts_it_finishes() {
+    let sweeps = |p: &LocalProblem| {
+        let s = fricsim::dfcp::dispatch::solve_local(p, "auto", &SolverOptions::new(1e-8, 20_000)).unwrap();
+        assert!(s.report.converged, "{}", s.report);
+        let m = s.report.message;
+        if m.starts_with("gs only") {
+            return None;
+        }
+        let n = m.strip_prefix("gs ").and_then(|t| t.split(' ').next()).and_then(|t| t.parse::<usize>().ok());
+        Some(n.unwrap_or_else(|| panic!("auto's message names its GS sweeps: {m}")))
+    };
+    assert_eq!(sweeps(&local(PERIO)), None, "PerioBox: GS alone");
+    assert_eq!(sweeps(&local(BOXES)), Some(16), "BoxesStack: two chunks, then the ADMM");
+    let FclibProblem::Local(k) = text_problem("KaplasTower-i1061-4") else { panic!() };
+    assert_eq!(sweeps(&k), Some(16), "KaplasTower: two chunks, then the ADMM");
 }
 
 #[test]

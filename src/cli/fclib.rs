@@ -15,15 +15,17 @@ pub enum FclibCommand {
     Solve {
         /// Problem file: FCLib HDF5 or its plain-text copy (detected from the content).
         file: PathBuf,
-        /// Solver: auto (default: Gauss–Seidel, then Fischer–Burmeister Newton if needed), gs,
-        /// fb, prox, pgs-lcp, sp (staggered projections, 8-sample cone), sp-exact, admm (global only).
+        /// Solver: auto (default: 50 Gauss–Seidel sweeps, then the local ADMM, then
+        /// Fischer–Burmeister Newton if needed), gs, fb, prox (003's PROX Gauss–Seidel),
+        /// prox-point (proximal point around FB Newton), admm-local, pgs-lcp, sp (staggered
+        /// projections, 8-sample cone), sp-exact, sp-polar, admm (global problems only).
         #[arg(long, default_value = "auto")]
         solver: String,
         /// Relative natural-map tolerance (Siconos's measure).
         #[arg(long, default_value_t = 1e-8)]
         tol: f64,
         /// Iteration limit: sweeps (gs, prox, pgs-lcp), Newton steps (fb), outer iterations
-        /// (sp, admm).
+        /// (sp, admm, admm-local, prox-point; for prox-point it bounds the inner Newton steps).
         #[arg(long, default_value_t = 100_000)]
         max_iter: usize,
         /// Wall-time limit in seconds.
@@ -37,7 +39,8 @@ pub enum FclibCommand {
     Bench {
         /// Problem files, or directories (every .hdf5 inside).
         inputs: Vec<PathBuf>,
-        #[arg(long, default_value = "gs,fb,prox,pgs-lcp,sp,admm", value_delimiter = ',')]
+        /// Comma-separated solver names (see `fclib solve --solver`).
+        #[arg(long, default_value = "auto,gs,fb,prox-point,admm-local,prox,pgs-lcp,sp,admm", value_delimiter = ',')]
         solvers: Vec<String>,
         #[arg(long, default_value_t = 1e-8)]
         tol: f64,

@@ -33,16 +33,23 @@ pub fn local_fn(name: &str) -> Option<LocalFn> {
     })
 }
 
-/// Gauss–Seidel sweeps `auto` tries first.
+/// Gauss–Seidel sweeps `auto` spends at most before it switches.
 const AUTO_GS_SWEEPS: usize = 50;
+/// GS runs in chunks of this many sweeps (its error-check period); from the second chunk on,
+/// the error's rate per sweep over the last chunk predicts the sweeps still needed.
+const AUTO_GS_CHUNK: usize = 8;
 
 /// Robust default, in three stages, each warm-started from the last:
-/// 1. block Gauss–Seidel for `AUTO_GS_SWEEPS` sweeps: the cheapest method, and enough on easy
-///    problems (PerioBox 34 sweeps, Box_Stacks 37, the LMGC FEM problem 8);
+/// 1. block Gauss–Seidel: the cheapest method, and enough on easy problems (PerioBox 34 sweeps,
+///    Box_Stacks 37, the LMGC FEM problem 8). It runs in chunks of `AUTO_GS_CHUNK` sweeps and
+///    stops early when the last chunk's rate predicts more than `AUTO_GS_SWEEPS` in all:
+///    measured after 16 sweeps, KaplasTower falls by 0.59 per chunk (about 230 sweeps to 1e-8,
+///    1.7 ms spent instead of 3.5 ms for 50), BoxesStack 0.81, Capsules 0.42, while PerioBox
+///    (0.19) and Box_Stacks (0.02) are predicted, and found, to finish;
 /// 2. the local ADMM where GS did not finish: it converges on every shared problem but RockPile,
-///    in tens to a few thousand iterations (measured after the 50 sweeps: KaplasTower 33,
-///    Capsules 390, BoxesStack 2000), where GS needs thousands of sweeps (KaplasTower 1056,
-///    Capsules 2304) or stalls (BoxesStack at 7e-6 after 1e5);
+///    in tens to a few thousand iterations (KaplasTower 40, Capsules 307, BoxesStack 1947
+///    from a cold start), where GS needs thousands of sweeps (KaplasTower 1056, Capsules 2304)
+///    or stalls (BoxesStack at 7e-6 after 1e5);
 /// 3. Fischer–Burmeister Newton from the ADMM's best iterate if the ADMM did not converge.
 pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions) -> SolveReport {
     let start = Instant::now();
@@ -51,7 +58,7 @@ pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions
         max_time: opts.max_time.map(|t| t.saturating_sub(start.elapsed())),
         ..opts.clone()
     };
-    let gs = gauss_seidel::solve(p, r, u, &SolverOptions { max_iter: AUTO_GS_SWEEPS.min(opts.max_iter), ..rest(0) });
+    let gs = gs_probe(p, r, u, opts, start, &rest);
     let mut used = gs.iterations;
     let out_of_budget = |used: usize| used >= opts.max_iter || opts.out_of_time(start);
     if gs.converged || out_of_budget(used) {
@@ -82,6 +89,35 @@ pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions
             "gs {} sweeps, admm-local {} iterations (rel {:.1e}), then fb {} iterations: {}",
             gs.iterations, admm.iterations, admm.residual_rel, fb.iterations, fb.message
         ),
+    }
+}
+
+/// Stage 1 of [`auto`]: Gauss–Seidel in chunks while its rate predicts that it finishes within
+/// `AUTO_GS_SWEEPS` sweeps (or the caller's limit). The report counts every sweep.
+fn gs_probe(
+    p: &LocalProblem,
+    r: &mut [f64],
+    u: &mut [f64],
+    opts: &SolverOptions,
+    start: Instant,
+    rest: &dyn Fn(usize) -> SolverOptions,
+) -> SolveReport {
+    let budget = AUTO_GS_SWEEPS.min(opts.max_iter);
+    let mut used = 0;
+    let mut before = f64::NAN;
+    loop {
+        let chunk = AUTO_GS_CHUNK.min(budget - used);
+        let rep = gauss_seidel::solve(p, r, u, &SolverOptions { max_iter: chunk, ..rest(used) });
+        used += rep.iterations;
+        let done = rep.converged || used >= budget || opts.out_of_time(start) || rep.iterations < chunk;
+        // The first chunk from a cold start falls faster than GS's asymptotic rate: judge from
+        // the second on, by the chunk's own start and end.
+        let rate = (rep.residual_rel / before).powf(1.0 / rep.iterations.max(1) as f64);
+        let needed = (opts.tol / rep.residual_rel).ln() / rate.ln();
+        if done || (before.is_finite() && !(rate < 1.0 && used as f64 + needed <= budget as f64)) {
+            return SolveReport { iterations: used, ..rep };
+        }
+        before = rep.residual_rel;
     }
 }
 
