@@ -22,6 +22,12 @@ pub struct Anderson {
     x_prev: Vec<f64>,
     g_prev: Vec<f64>,
     has_prev: bool,
+    /// Scratch of the least-squares solve, kept so that a step allocates nothing once warm:
+    /// the orthonormal columns, `R` (row-major, `m × m`), the kept column indices, `γ`.
+    q: Vec<Vec<f64>>,
+    r: Vec<f64>,
+    kept: Vec<usize>,
+    gamma: Vec<f64>,
 }
 
 /// A column of `ΔG` whose component orthogonal to the newer columns is below this fraction of
@@ -29,9 +35,15 @@ pub struct Anderson {
 /// amplify round-off and the nonsmooth part of `T` (1e-8 is about sqrt(machine epsilon)).
 const DEPENDENT: f64 = 1e-8;
 
+/// The largest memory: beyond a few tens of differences the least-squares problem is
+/// ill-conditioned and every solver here uses 5–10.
+pub const MAX_MEMORY: usize = 32;
+
 impl Anderson {
-    /// Memory `m` (the number of stored differences); `m = 0` gives the plain iteration.
+    /// Memory `m` (the number of stored differences, at most [`MAX_MEMORY`]); `m = 0` gives
+    /// the plain iteration.
     pub fn new(m: usize) -> Self {
+        let m = m.min(MAX_MEMORY);
         Anderson {
             m,
             dx: VecDeque::with_capacity(m),
@@ -39,6 +51,10 @@ impl Anderson {
             x_prev: Vec::new(),
             g_prev: Vec::new(),
             has_prev: false,
+            q: Vec::new(),
+            r: vec![0.0; m * m],
+            kept: Vec::with_capacity(m),
+            gamma: Vec::with_capacity(m),
         }
     }
 
@@ -77,11 +93,11 @@ impl Anderson {
         self.g_prev.clear();
         self.g_prev.extend_from_slice(g);
         self.has_prev = self.m > 0;
-        let gamma = self.least_squares(g);
+        self.least_squares(g);
         for i in 0..n {
             x[i] += g[i];
         }
-        for (j, &c) in gamma.iter().enumerate() {
+        for (j, &c) in self.gamma.iter().enumerate() {
             if c != 0.0 {
                 let (dx, dg) = (&self.dx[j], &self.dg[j]);
                 for i in 0..n {
@@ -91,52 +107,57 @@ impl Anderson {
         }
     }
 
-    /// `argmin |g - ΔG γ|` (zero coefficients for dropped columns).
-    fn least_squares(&self, g: &[f64]) -> Vec<f64> {
+    /// `γ = argmin |g - ΔG γ|` (zero coefficients for dropped columns).
+    fn least_squares(&mut self, g: &[f64]) {
         let k = self.dg.len();
-        let mut gamma = vec![0.0; k];
-        if k == 0 {
-            return gamma;
-        }
+        self.gamma.clear();
+        self.gamma.resize(k, 0.0);
+        self.kept.clear();
         // Modified Gram–Schmidt: q_j orthonormal, r upper triangular over the kept columns.
-        let mut q: Vec<Vec<f64>> = Vec::with_capacity(k);
-        let mut kept: Vec<usize> = Vec::with_capacity(k);
-        let mut r = vec![vec![0.0; k]; k];
+        let m = self.m;
         for j in 0..k {
-            let mut v = self.dg[j].clone();
-            let norm0 = dot(&v, &v).sqrt();
+            let slot = self.kept.len();
+            if self.q.len() <= slot {
+                self.q.push(Vec::new());
+            }
+            let (done, rest) = self.q.split_at_mut(slot);
+            let v = &mut rest[0];
+            v.clear();
+            v.extend_from_slice(&self.dg[j]);
+            let norm0 = dot(v, v).sqrt();
             if norm0 == 0.0 || !norm0.is_finite() {
                 continue;
             }
-            for (a, qa) in q.iter().enumerate() {
-                let c = dot(qa, &v);
-                r[a][kept.len()] = c;
+            for (a, qa) in done.iter().enumerate() {
+                let c = dot(qa, v);
+                self.r[a * m + slot] = c;
                 for i in 0..v.len() {
                     v[i] -= c * qa[i];
                 }
             }
-            let nv = dot(&v, &v).sqrt();
+            let nv = dot(v, v).sqrt();
             if nv <= DEPENDENT * norm0 {
                 continue;
             }
-            r[q.len()][kept.len()] = nv;
+            self.r[slot * m + slot] = nv;
             v.iter_mut().for_each(|x| *x /= nv);
-            q.push(v);
-            kept.push(j);
+            self.kept.push(j);
         }
-        // Solve R γ_kept = Q^T g.
-        let nk = kept.len();
-        let mut b: Vec<f64> = q.iter().map(|qa| dot(qa, g)).collect();
+        // Solve R γ_kept = Q^T g, in place in γ's first entries, then scatter.
+        let nk = self.kept.len();
+        let mut b = [0.0; MAX_MEMORY];
+        for a in 0..nk {
+            b[a] = dot(&self.q[a], g);
+        }
         for a in (0..nk).rev() {
             for c in a + 1..nk {
-                b[a] -= r[a][c] * b[c];
+                b[a] -= self.r[a * m + c] * b[c];
             }
-            b[a] /= r[a][a];
+            b[a] /= self.r[a * m + a];
         }
-        for (a, &j) in kept.iter().enumerate() {
-            gamma[j] = b[a];
+        for (a, &j) in self.kept.iter().enumerate() {
+            self.gamma[j] = b[a];
         }
-        gamma
     }
 }
 
