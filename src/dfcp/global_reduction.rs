@@ -35,7 +35,8 @@ pub fn is_symmetric(a: &Csc) -> bool {
     is_symmetric_within(a, 1e-13)
 }
 
-/// Whether every entry of `A − Aᵀ` is within `tol` times the largest entry of `A`.
+/// Whether every entry of `A − Aᵀ` is within `tol` times the largest entry of `A`, all
+/// entries being finite (a NaN or infinity anywhere, the diagonal included, is not symmetric).
 /// Each stored `a_ij` is compared with `a_ji`, found by binary search in column `i` (an entry
 /// missing from the pattern is 0); no copy of `A` is made, so checking the global matrices of
 /// large scenes (10M entries) costs a pass over them, not the gigabyte of a transpose.
@@ -43,6 +44,9 @@ pub fn is_symmetric_within(a: &Csc, tol: f64) -> bool {
     use rayon::prelude::*;
     let ar = a.as_ref();
     if ar.nrows() != ar.ncols() {
+        return false;
+    }
+    if !a.val().iter().all(|x| x.is_finite()) {
         return false;
     }
     let amax = a.val().iter().fold(0.0f64, |m, x| m.max(x.abs()));
@@ -227,6 +231,19 @@ mod tests {
             let a = Csc::try_new_from_triplets(n, n, &t).unwrap();
             for tol in [1e-13, 1e-3] {
                 assert_eq!(is_symmetric_within(&a, tol), dense_symmetric(n, &t, tol), "case {case}, tol {tol}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_non_finite_entry_is_never_symmetric() {
+        for bad in [f64::NAN, f64::INFINITY] {
+            // On the diagonal (which the mirror comparison skips) and mirrored off it.
+            let diag = [Triplet::new(0, 0, bad), Triplet::new(1, 1, 1.0)];
+            let off = [Triplet::new(0, 1, bad), Triplet::new(1, 0, bad), Triplet::new(1, 1, 1.0)];
+            for t in [&diag[..], &off[..]] {
+                let a = Csc::try_new_from_triplets(2, 2, t).unwrap();
+                assert!(!is_symmetric_within(&a, 1e-3), "{bad} accepted in {t:?}");
             }
         }
     }
