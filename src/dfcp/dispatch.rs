@@ -58,6 +58,7 @@ pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions
         max_time: opts.max_time.map(|t| t.saturating_sub(start.elapsed())),
         ..opts.clone()
     };
+    let cold = r.iter().all(|&x| x == 0.0);
     let gs = gs_probe(p, r, u, opts, start, &rest);
     let mut used = gs.iterations;
     let out_of_budget = |used: usize| used >= opts.max_iter || opts.out_of_time(start);
@@ -69,11 +70,21 @@ pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions
             ..gs
         };
     }
+    if cold {
+        // From a cold start the ADMM does better from zero (with its dual `−q̂/ρ`) than from the
+        // probe's iterate: KaplasTower 29 against 41 ADMM iterations, Capsules 304 against 346.
+        // A caller's warm start (the pipelines' last step) is kept with the probe's improvement:
+        // measured the other way, the box-stack scene's steps took 0.163 against 0.122 ms.
+        r.fill(0.0);
+    }
+    let from = if cold { " from zero" } else { "" };
     let admm = local_admm::solve(p, r, u, &rest(used));
     used += admm.iterations;
     if admm.converged || out_of_budget(used) {
-        let message =
-            format!("gs {} sweeps (rel {:.1e}) then admm-local: {}", gs.iterations, gs.residual_rel, admm.message);
+        let message = format!(
+            "gs {} sweeps (rel {:.1e}) then admm-local{}: {}",
+            gs.iterations, gs.residual_rel, from, admm.message
+        );
         return SolveReport { solver: "auto", iterations: used, time: start.elapsed(), message, ..admm };
     }
     let fb = fb_newton::solve(p, r, u, &rest(used));
