@@ -205,9 +205,10 @@ fn local_admm_reaches_1e8_on_every_local_problem_and_agrees_with_siconos() {
     assert!(rep.converged && independent_local_error(&k, &r) <= 1e-8, "{rep}");
 }
 
-/// RockPile: no Siconos solver reaches 1e-8, and neither does fricsim yet (issue 14). The study
-/// prints where each solver stands after a minute: `cargo test --release --test
-/// dfcp_local_solvers rock_pile_study -- --ignored --nocapture`.
+/// RockPile: no Siconos solver reaches 1e-8, and neither does fricsim yet (issue 14; why, in
+/// the README's exact-solver section and `scripts/rock_pile_diagnosis.py`). The study prints
+/// where each solver stands after a minute: `cargo test --release --test dfcp_local_solvers
+/// rock_pile_study -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn rock_pile_study() {
