@@ -15,6 +15,7 @@ use super::problem::LocalProblem;
 use super::residual::local_error;
 use super::solver::{SolveReport, SolverOptions, check_buffers};
 use crate::friction::cone::hyp;
+use crate::linalg::dense_lu::DenseLu;
 use faer::Mat;
 use faer::linalg::solvers::Solve;
 use faer::sparse::linalg::solvers::{Lu, SymbolicLu};
@@ -218,7 +219,7 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
     let mut dir = vec![0.0; n];
     let mut psi = st.merit(r);
     let mut history = [psi; 10]; // non-monotone reference (Grippo–Lampariello–Lucidi, memory 10)
-    let mut dense = if n <= DENSE_MAX { Some(Mat::<f64>::zeros(n, n)) } else { None };
+    let mut dense = (n <= DENSE_MAX).then(|| (Mat::<f64>::zeros(n, n), DenseLu::new(n)));
     // Sparse path: the Jacobian's pattern (blocks of W plus the diagonal) and entry order are
     // the same at every iteration, so the pattern, its argsort and the symbolic LU are built once.
     let mut sparse: Option<SparseJac> = None;
@@ -245,15 +246,13 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
         let mut ok = false;
         for shift in [0.0, 1e-10 * jmax, 1e-6 * jmax] {
             match dense.as_mut() {
-                Some(j) => {
+                Some((j, lu)) => {
                     j.fill(0.0);
                     st.jacobian(r, shift, |a, b, v| j[(a, b)] += v);
-                    let lu = j.partial_piv_lu();
-                    let mut rhs = Mat::<f64>::from_fn(n, 1, |i, _| -st.phi[i]);
-                    lu.solve_in_place(rhs.as_mut());
-                    for (i, d) in dir.iter_mut().enumerate() {
-                        *d = rhs[(i, 0)];
+                    for (d, p) in dir.iter_mut().zip(&st.phi) {
+                        *d = -p;
                     }
+                    lu.factor_and_solve(j.as_mut(), &mut dir);
                     ok = dir.iter().all(|v| v.is_finite());
                 }
                 None => {

@@ -244,7 +244,6 @@ pub struct ActiveSetReport {
 /// iteration factorises the free block. `x` is the warm start (its support is the first free
 /// set) and the result. Work is O(k n_F^3) with `k` active-set changes: for small problems only.
 pub fn solve_lcp_active_set(h: &faer::Mat<f64>, g: &[f64], x: &mut [f64], max_iter: usize) -> ActiveSetReport {
-    use faer::linalg::solvers::Solve;
     let n = g.len();
     let scale = g.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(f64::MIN_POSITIVE);
     let tol = 1e-13 * scale;
@@ -252,6 +251,10 @@ pub fn solve_lcp_active_set(h: &faer::Mat<f64>, g: &[f64], x: &mut [f64], max_it
     x.iter_mut().for_each(|v| *v = v.max(0.0));
     let mut idx: Vec<usize> = Vec::with_capacity(n);
     let mut z = vec![0.0; n];
+    // The free block and its solve reuse these buffers (no allocation per active-set change).
+    let mut hf = faer::Mat::<f64>::zeros(n, n);
+    let mut rhs = vec![0.0; n];
+    let mut lu = crate::linalg::dense_lu::DenseLu::new(n);
     for it in 1..=max_iter {
         // Solve the free block with the bound variables at zero: H_FF z_F = -g_F.
         idx.clear();
@@ -259,11 +262,18 @@ pub fn solve_lcp_active_set(h: &faer::Mat<f64>, g: &[f64], x: &mut [f64], max_it
         let k = idx.len();
         z.iter_mut().for_each(|v| *v = 0.0);
         if k > 0 {
-            let hf = faer::Mat::<f64>::from_fn(k, k, |a, b| h[(idx[a], idx[b])]);
-            let mut rhs = faer::Mat::<f64>::from_fn(k, 1, |a, _| -g[idx[a]]);
-            hf.partial_piv_lu().solve_in_place(rhs.as_mut());
+            let mut block = hf.as_mut().submatrix_mut(0, 0, k, k);
+            for (b, &j) in idx.iter().enumerate() {
+                for (a, &i) in idx.iter().enumerate() {
+                    block[(a, b)] = h[(i, j)];
+                }
+            }
             for (a, &i) in idx.iter().enumerate() {
-                z[i] = rhs[(a, 0)];
+                rhs[a] = -g[i];
+            }
+            lu.factor_and_solve(block, &mut rhs[..k]);
+            for (a, &i) in idx.iter().enumerate() {
+                z[i] = rhs[a];
             }
             if z.iter().any(|v| !v.is_finite()) {
                 return ActiveSetReport { converged: false, iterations: it };
