@@ -1,11 +1,10 @@
 //! ADMM on the local (Delassus) form with an adaptive penalty. With the De Saxcé shift
 //! `s = (μ|u_T|, 0, 0)` of the current `u = W r + q` folded into every iteration, the Coulomb
 //! problem is the cone-constrained fixed point of `min ½ rᵀWr + (q + s)ᵀr, r ∈ K`, split as
-//! `r` (the quadratic) and `z ∈ K` (the cone) with the scaled dual `ξ`, under the penalty
-//! `D = ρ diag(w_c I₃)` (a weight per contact, see [`contact_weights`]):
+//! `r` (the quadratic) and `z ∈ K` (the cone) with the scaled dual `ξ`:
 //!
 //! ```text
-//! r = (W + D)⁻¹ (D (ẑ − ξ̂) − q − s)        one factorisation per ρ
+//! r = (W + ρI)⁻¹ (ρ (ẑ − ξ̂) − q − s)      one factorisation per ρ
 //! z = Π_K(r + ξ̂)                           per contact, closed form
 //! ξ = ξ̂ + r − z
 //! ```
@@ -13,13 +12,12 @@
 //! accelerated (Nesterov, with a restart whenever the combined residual fails to fall by η, as
 //! in Goldstein et al.'s fast ADMM). ρ starts at `W`'s mean diagonal over 20 and is adapted only
 //! when the error stops falling: then it is balanced between the primal residual `|r − z|` and
-//! the dual residual `|D(ẑ − z)|`, each relative to its scale (Boyd et al. §3.4.1), a residual
-//! ten times the other doubling or halving ρ (the dual rescaled, `W + D` refactored). An
-//! iterate that runs away is replaced by the best one with ρ ten times larger. The iterate
-//! reported is `z` (in the cones) with `u = W z + q`, and the solve stops on its natural-map
-//! error. A symmetric `W` is factored by sparse Cholesky, a non-symmetric one (rigid bodies
-//! with gyroscopic terms, some FCLib problems) by sparse LU. Elliptic cones go through the
-//! equivalent isotropic problem.
+//! the dual residual `ρ|ẑ − z|`, each relative to its scale (Boyd et al. §3.4.1), a residual ten
+//! times the other doubling or halving ρ (the dual rescaled, `W + ρI` refactored). An iterate
+//! that runs away is replaced by the best one with ρ ten times larger. The iterate reported is `z` (in the cones) with `u = W z + q`, and the
+//! solve stops on its natural-map error. A symmetric `W` is factored by sparse Cholesky, a
+//! non-symmetric one (rigid bodies with gyroscopic terms, some FCLib problems) by sparse LU.
+//! Elliptic cones go through the equivalent isotropic problem.
 
 // Numeric kernels index several parallel arrays with one counter; iterator zips would hide that.
 #![allow(clippy::needless_range_loop)]
@@ -70,8 +68,7 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
     let mu: Vec<f64> = p.cones.iter().map(|k| k.mu_ref()).collect();
     let symmetric = is_symmetric_within(&p.w, SYMMETRY_TOL);
     let mut rho = RHO_START * p.mean_diagonal();
-    let wc = contact_weights(p);
-    let mut factor = match Factor::new(p, rho, &wc, symmetric) {
+    let mut factor = match Factor::new(p, rho, symmetric) {
         Ok(f) => f,
         Err(e) => return rejected(NAME, format!("W + rho I cannot be factored: {e}")),
     };
@@ -81,7 +78,7 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
     p.velocity(&z, u);
     // At the solution `ξ = −û/ρ` (the r-step's optimality with `x = z`): a warm start gets the
     // multiplier that goes with it.
-    let mut xi = dual_of(u, &mu, rho, &wc);
+    let mut xi = dual_of(u, &mu, rho);
     let (mut z_hat, mut xi_hat, mut z_prev, mut xi_prev) = (z.clone(), xi.clone(), z.clone(), xi.clone());
     let mut x = vec![0.0; n];
     let mut ux = vec![0.0; n];
@@ -106,13 +103,13 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
             shift[c] = mu[c] * hyp(ushift[3 * c + 1], ushift[3 * c + 2]);
         }
         for k in 0..n {
-            x[k] = rho * wc[k / 3] * (z_hat[k] - xi_hat[k]) - p.q[k] - if k % 3 == 0 { shift[k / 3] } else { 0.0 };
+            x[k] = rho * (z_hat[k] - xi_hat[k]) - p.q[k] - if k % 3 == 0 { shift[k / 3] } else { 0.0 };
         }
         factor.solve_in_place(&mut x);
         // `W x + q` for the next shift, read off the r-step's own equation `(W + ρI) x = b`
         // instead of a product with W (one of the two per iteration; Kaplas 0.15 -> 0.xx ms).
         for k in 0..n {
-            ux[k] = rho * wc[k / 3] * (z_hat[k] - xi_hat[k] - x[k]) - if k % 3 == 0 { shift[k / 3] } else { 0.0 };
+            ux[k] = rho * (z_hat[k] - xi_hat[k] - x[k]) - if k % 3 == 0 { shift[k / 3] } else { 0.0 };
         }
         // z-step and dual step.
         for c in 0..p.nc() {
@@ -124,7 +121,7 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
             xi[k] = xi_hat[k] + x[k] - z[k];
         }
         let primal = dist(&x, &z);
-        let dual = rho * weighted_dist(&z_hat, &z, &wc);
+        let dual = rho * dist(&z_hat, &z);
         // Acceleration with restart.
         let e = primal * primal + dual * dual;
         if e < ETA * e_prev {
@@ -149,7 +146,7 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
         err = local_error(p, &z, u);
         // Residual balancing, each residual relative to its scale.
         let primal_rel = primal / norm2(&x).max(norm2(&z)).max(f64::MIN_POSITIVE);
-        let dual_rel = dual / (rho * weighted_norm(&xi, &wc)).max(f64::MIN_POSITIVE);
+        let dual_rel = dual / (rho * norm2(&xi)).max(f64::MIN_POSITIVE);
         let ratio = primal_rel / dual_rel.max(f64::MIN_POSITIVE);
         if err.rel < 0.5 * progress_rel {
             (progress_rel, progress_it) = (err.rel, it);
@@ -171,7 +168,7 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
             }
             p.velocity(&z, u);
             err = local_error(p, &z, u);
-            xi = dual_of(u, &mu, rho, &wc);
+            xi = dual_of(u, &mu, rho);
             xi_hat.copy_from_slice(&xi);
             xi_prev.copy_from_slice(&xi);
             (tau, e_prev) = (1.0, f64::INFINITY);
@@ -180,7 +177,7 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
         if scale != 1.0 && err.rel > opts.tol {
             rho *= scale;
             xi.iter_mut().chain(xi_hat.iter_mut()).chain(xi_prev.iter_mut()).for_each(|v| *v /= scale);
-            if let Err(e) = factor.refactor(p, rho, &wc) {
+            if let Err(e) = factor.refactor(p, rho) {
                 reason = "W + rho I became singular";
                 r.copy_from_slice(&z);
                 return SolveReport::finish(NAME, &err, opts, it, start, reason, format_args!("{e}"));
@@ -208,43 +205,17 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
     )
 }
 
-/// `−û_c/(ρ w_c)` with the De Saxcé velocity `û = u + (μ|u_T|, 0, 0)`.
-fn dual_of(u: &[f64], mu: &[f64], rho: f64, wc: &[f64]) -> Vec<f64> {
-    let mut xi: Vec<f64> = u.iter().enumerate().map(|(k, v)| -v / (rho * wc[k / 3])).collect();
+/// `−û/ρ` with the De Saxcé velocity `û = u + (μ|u_T|, 0, 0)`.
+fn dual_of(u: &[f64], mu: &[f64], rho: f64) -> Vec<f64> {
+    let mut xi: Vec<f64> = u.iter().map(|v| -v / rho).collect();
     for (c, m) in mu.iter().enumerate() {
-        xi[3 * c] -= m * hyp(u[3 * c + 1], u[3 * c + 2]) / (rho * wc[c]);
+        xi[3 * c] -= m * hyp(u[3 * c + 1], u[3 * c + 2]) / rho;
     }
     xi
 }
 
-/// Relative penalty per contact: its diagonal block's mean over `W`'s (contacts on light or
-/// heavy bodies get a penalty on their own scale; a scalar per contact keeps the z-step a
-/// Euclidean cone projection). Measured against one ρ for all, iterations to 1e-8: KaplasTower
-/// 40 -> 29, BoxesStack 1947 -> 1660, Box_Stacks 228 -> 197, Capsules 307 -> 304, PerioBox
-/// 28 -> 29; RockPile after 1e5 iterations 1.4e-6 -> 8.9e-7 (its diagonal spans 59x).
-fn contact_weights(p: &LocalProblem) -> Vec<f64> {
-    let wbar = p.mean_diagonal();
-    p.blocks
-        .diag
-        .iter()
-        .map(|d| {
-            let t = (d[0] + d[4] + d[8]) / 3.0;
-            if t > 0.0 { t / wbar } else { 1.0 }
-        })
-        .collect()
-}
-
 fn dist(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>().sqrt()
-}
-
-/// `|diag(w_c I₃)(a − b)|`.
-fn weighted_dist(a: &[f64], b: &[f64], wc: &[f64]) -> f64 {
-    a.iter().zip(b).enumerate().map(|(k, (x, y))| (wc[k / 3] * (x - y)).powi(2)).sum::<f64>().sqrt()
-}
-
-fn weighted_norm(a: &[f64], wc: &[f64]) -> f64 {
-    a.iter().enumerate().map(|(k, x)| (wc[k / 3] * x).powi(2)).sum::<f64>().sqrt()
 }
 
 /// The factorisation of `W + ρI`; its symbolic analysis is kept across changes of ρ.
@@ -254,8 +225,8 @@ enum Factor {
 }
 
 impl Factor {
-    fn new(p: &LocalProblem, rho: f64, wc: &[f64], symmetric: bool) -> Result<Factor, String> {
-        let a = p.w_plus_contact_diagonal(|c| rho * wc[c]);
+    fn new(p: &LocalProblem, rho: f64, symmetric: bool) -> Result<Factor, String> {
+        let a = p.w_plus_identity(rho);
         let e = |e: &dyn std::fmt::Debug| format!("{e:?}");
         if symmetric {
             let s = SymbolicLlt::try_new(a.symbolic(), Side::Lower).map_err(|x| e(&x))?;
@@ -268,8 +239,8 @@ impl Factor {
         }
     }
 
-    fn refactor(&mut self, p: &LocalProblem, rho: f64, wc: &[f64]) -> Result<(), String> {
-        let a = p.w_plus_contact_diagonal(|c| rho * wc[c]);
+    fn refactor(&mut self, p: &LocalProblem, rho: f64) -> Result<(), String> {
+        let a = p.w_plus_identity(rho);
         let e = |e: &dyn std::fmt::Debug| format!("{e:?}");
         match self {
             Factor::Llt(s, f) => {

@@ -130,18 +130,13 @@ impl LocalProblem {
 
     /// `W + αI` (the diagonal added to `W`'s pattern).
     pub fn w_plus_identity(&self, alpha: f64) -> Csc {
-        self.w_plus_contact_diagonal(|_| alpha)
-    }
-
-    /// `W + diag(α_c I₃)`: a penalty per contact `c`.
-    pub fn w_plus_contact_diagonal(&self, alpha: impl Fn(usize) -> f64) -> Csc {
         let w = self.w.as_ref();
         let mut t = Vec::with_capacity(w.compute_nnz() + w.ncols());
         for j in 0..w.ncols() {
             for (i, v) in w.row_idx_of_col_raw(j).iter().zip(w.val_of_col(j)) {
                 t.push(faer::sparse::Triplet::new(*i, j, *v));
             }
-            t.push(faer::sparse::Triplet::new(j, j, alpha(j / 3)));
+            t.push(faer::sparse::Triplet::new(j, j, alpha));
         }
         csc_from_triplets(w.nrows(), w.ncols(), &t).expect("the pattern of a valid matrix plus its diagonal")
     }
