@@ -205,7 +205,26 @@ fn local_admm_reaches_1e8_on_every_local_problem_and_agrees_with_siconos() {
     assert!(rep.converged && independent_local_error(&k, &r) <= 1e-8, "{rep}");
 }
 
-/// RockPile: no Siconos solver reaches 1e-8, and neither does fricsim yet (issue 14; why, in
+/// RockPile to 1e-8 by an error computed independently of fricsim's residual module: the local
+/// ADMM gets there, sublinearly, in about 3.3M iterations (over three minutes on 2 cores), so
+/// the test is ignored: `cargo test --release --test dfcp_local_solvers
+/// rock_pile_reaches_1e8_with_the_local_admm -- --ignored --nocapture`. The 15-minute limit
+/// leaves room for a slower machine; on a time-out the test fails.
+#[test]
+#[ignore]
+fn rock_pile_reaches_1e8_with_the_local_admm() {
+    let FclibProblem::Local(p) = text_problem("RockPile_tob1") else { panic!() };
+    let n = 3 * p.nc();
+    let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
+    let opts =
+        SolverOptions { max_time: Some(std::time::Duration::from_secs(900)), ..SolverOptions::new(1e-8, 20_000_000) };
+    let rep = fricsim::dfcp::local_admm::solve(&p, &mut r, &mut u, &opts);
+    let e = independent_local_error(&p, &r);
+    println!("{rep}; independent error {e:.3e}");
+    assert!(rep.converged && e <= 1e-8, "{rep}, independent error {e:e}");
+}
+
+/// RockPile: no Siconos solver reaches 1e-8, and fricsim only after minutes (above; why, in
 /// the README's exact-solver section and `scripts/rock_pile_diagnosis.py`). The study prints
 /// where each solver stands after a minute: `cargo test --release --test dfcp_local_solvers
 /// rock_pile_study -- --ignored --nocapture`.
