@@ -111,26 +111,29 @@ fn auto_reaches_1e8_on_every_local_problem() {
     }
 }
 
-/// `auto`'s Gauss–Seidel probe: where GS finishes within its 50-sweep budget (PerioBox, 34
-/// sweeps) it is the whole solve; where its rate predicts hundreds of sweeps (KaplasTower,
-/// about 230; BoxesStack, stalling) it hands over to the ADMM after two 8-sweep chunks instead
-/// of spending the budget.
+/// `auto`'s stages: where GS finishes within its 50-sweep budget (PerioBox, 34 sweeps) it is the
+/// whole solve; where its rate predicts hundreds of sweeps (KaplasTower, about 230; BoxesStack,
+/// stalling) it hands over after two 8-sweep chunks instead of spending the budget, to FB
+/// Newton on a small problem (BoxesStack, 144 unknowns) and to the ADMM on a large one
+/// (KaplasTower, 1710).
 #[test]
 fn auto_keeps_gs_only_where_its_rate_predicts_it_finishes() {
-    let sweeps = |p: &LocalProblem| {
+    let stages = |p: &LocalProblem| {
         let s = fricsim::dfcp::dispatch::solve_local(p, "auto", &SolverOptions::new(1e-8, 20_000)).unwrap();
         assert!(s.report.converged, "{}", s.report);
-        let m = s.report.message;
-        if m.starts_with("gs only") {
-            return None;
-        }
-        let n = m.strip_prefix("gs ").and_then(|t| t.split(' ').next()).and_then(|t| t.parse::<usize>().ok());
-        Some(n.unwrap_or_else(|| panic!("auto's message names its GS sweeps: {m}")))
+        s.report.message
     };
-    assert_eq!(sweeps(&local(PERIO)), None, "PerioBox: GS alone");
-    assert_eq!(sweeps(&local(BOXES)), Some(16), "BoxesStack: two chunks, then the ADMM");
+    let sweeps =
+        |m: &str| m.strip_prefix("gs ").and_then(|t| t.split(' ').next()).and_then(|t| t.parse::<usize>().ok());
+    let m = stages(&local(PERIO));
+    assert!(m.starts_with("gs only"), "PerioBox: GS alone, got {m}");
+    let m = stages(&local(BOXES));
+    assert_eq!(sweeps(&m), Some(16), "BoxesStack: two chunks, got {m}");
+    assert!(m.contains(" then fb from zero:"), "BoxesStack: then FB Newton, got {m}");
     let FclibProblem::Local(k) = text_problem("KaplasTower-i1061-4") else { panic!() };
-    assert_eq!(sweeps(&k), Some(16), "KaplasTower: two chunks, then the ADMM");
+    let m = stages(&k);
+    assert_eq!(sweeps(&m), Some(16), "KaplasTower: two chunks, got {m}");
+    assert!(m.contains(" then admm-local from zero:"), "KaplasTower: then the ADMM, got {m}");
 }
 
 #[test]

@@ -38,19 +38,32 @@ const AUTO_GS_SWEEPS: usize = 50;
 /// GS runs in chunks of this many sweeps (its error-check period); from the second chunk on,
 /// the error's rate per sweep over the last chunk predicts the sweeps still needed.
 const AUTO_GS_CHUNK: usize = 8;
+/// Newton steps `auto` gives FB Newton on a small problem before it turns to the ADMM (on
+/// BoxesStack it needs 46 from zero).
+const AUTO_FB_STEPS: usize = 100;
 
-/// Robust default, in three stages, each warm-started from the last:
+/// Robust default, in stages, each warm-started from the last:
 /// 1. block Gauss–Seidel: the cheapest method, and enough on easy problems (PerioBox 34 sweeps,
 ///    Box_Stacks 37, the LMGC FEM problem 8). It runs in chunks of `AUTO_GS_CHUNK` sweeps and
 ///    stops early when the last chunk's rate predicts more than `AUTO_GS_SWEEPS` in all:
 ///    measured after 16 sweeps, KaplasTower falls by 0.59 per chunk (about 230 sweeps to 1e-8,
 ///    1.7 ms spent instead of 3.5 ms for 50), BoxesStack 0.81, Capsules 0.42, while PerioBox
 ///    (0.19) and Box_Stacks (0.02) are predicted, and found, to finish;
-/// 2. the local ADMM where GS did not finish: it converges on every shared problem but RockPile,
-///    in tens to a few thousand iterations (KaplasTower 40, Capsules 307, BoxesStack 1947
-///    from a cold start), where GS needs thousands of sweeps (KaplasTower 1056, Capsules 2304)
-///    or stalls (BoxesStack at 7e-6 after 1e5);
-/// 3. Fischer–Burmeister Newton from the ADMM's best iterate if the ADMM did not converge.
+/// 2. on a small problem (at most `fb_newton::DENSE_MAX` unknowns, where its Newton systems
+///    are dense LUs of a fraction of a millisecond), Fischer–Burmeister Newton for up to
+///    `AUTO_FB_STEPS` steps: BoxesStack 5.3 ms against 10.5 ms for the ADMM, and the box-stack
+///    scene's steps 0.08 against 0.12 ms (card house and capsule hopper unchanged);
+/// 3. the local ADMM where that did not finish: it converges on every shared problem, in tens
+///    to a few thousand iterations (KaplasTower 40, Capsules 307, BoxesStack 1947 from a cold
+///    start; RockPile 3.3M), where GS needs thousands of sweeps (KaplasTower 1056, Capsules
+///    2304) or stalls (BoxesStack at 7e-6 after 1e5);
+/// 4. Fischer–Burmeister Newton from the ADMM's best iterate if the ADMM did not converge.
+///
+/// After a cold start (`r = 0`), stages 2 and 3 start from zero again rather than from the
+/// probe's iterate: measured, the ADMM takes 29 against 41 iterations on KaplasTower and 304
+/// against 346 on Capsules, and FB Newton 46 against 66 steps on BoxesStack. A caller's warm
+/// start (the pipelines' last step) is kept with the probe's improvement: measured the other
+/// way, the box-stack scene's steps took 0.163 against 0.122 ms.
 pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions) -> SolveReport {
     let start = Instant::now();
     let rest = |used: usize| SolverOptions {
@@ -62,30 +75,43 @@ pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions
     let gs = gs_probe(p, r, u, opts, start, &rest);
     let mut used = gs.iterations;
     let out_of_budget = |used: usize| used >= opts.max_iter || opts.out_of_time(start);
+    let done = |stage: SolveReport, used: usize, message: String| SolveReport {
+        solver: "auto",
+        iterations: used,
+        time: start.elapsed(),
+        message,
+        ..stage
+    };
     if gs.converged || out_of_budget(used) {
-        return SolveReport {
-            solver: "auto",
-            time: start.elapsed(),
-            message: format!("gs only: {}", gs.message),
-            ..gs
-        };
-    }
-    if cold {
-        // From a cold start the ADMM does better from zero (with its dual `−q̂/ρ`) than from the
-        // probe's iterate: KaplasTower 29 against 41 ADMM iterations, Capsules 304 against 346.
-        // A caller's warm start (the pipelines' last step) is kept with the probe's improvement:
-        // measured the other way, the box-stack scene's steps took 0.163 against 0.122 ms.
-        r.fill(0.0);
+        let message = format!("gs only: {}", gs.message);
+        return done(gs, used, message);
     }
     let from = if cold { " from zero" } else { "" };
+    let probe = format!("gs {} sweeps (rel {:.1e})", gs.iterations, gs.residual_rel);
+    if 3 * p.nc() <= fb_newton::DENSE_MAX {
+        if cold {
+            r.fill(0.0);
+        }
+        let fb = fb_newton::solve(
+            p,
+            r,
+            u,
+            &SolverOptions { max_iter: AUTO_FB_STEPS.min(opts.max_iter - used), ..rest(used) },
+        );
+        used += fb.iterations;
+        if fb.converged || out_of_budget(used) {
+            let message = format!("{probe} then fb{from}: {}", fb.message);
+            return done(fb, used, message);
+        }
+    }
+    if cold {
+        r.fill(0.0);
+    }
     let admm = local_admm::solve(p, r, u, &rest(used));
     used += admm.iterations;
     if admm.converged || out_of_budget(used) {
-        let message = format!(
-            "gs {} sweeps (rel {:.1e}) then admm-local{}: {}",
-            gs.iterations, gs.residual_rel, from, admm.message
-        );
-        return SolveReport { solver: "auto", iterations: used, time: start.elapsed(), message, ..admm };
+        let message = format!("{probe} then admm-local{from}: {}", admm.message);
+        return done(admm, used, message);
     }
     let fb = fb_newton::solve(p, r, u, &rest(used));
     let e = local_error(p, r, u);
@@ -97,8 +123,8 @@ pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions
         residual_rel: e.rel,
         time: start.elapsed(),
         message: format!(
-            "gs {} sweeps, admm-local {} iterations (rel {:.1e}), then fb {} iterations: {}",
-            gs.iterations, admm.iterations, admm.residual_rel, fb.iterations, fb.message
+            "{probe}, admm-local {} iterations (rel {:.1e}), then fb {} iterations: {}",
+            admm.iterations, admm.residual_rel, fb.iterations, fb.message
         ),
     }
 }

@@ -199,7 +199,7 @@ impl Fb<'_> {
 
 /// Dense LU is used up to this many unknowns; sparse LU above (measured: at 144 unknowns dense
 /// is 2x faster, at 858 sparse is 60x faster).
-const DENSE_MAX: usize = 600;
+pub(crate) const DENSE_MAX: usize = 600;
 
 /// Solve the local problem. `r` is the warm start and the result; `u` receives `W r + q`.
 pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions) -> SolveReport {
