@@ -51,7 +51,7 @@ const AUTO_FB_STEPS: usize = 100;
 ///    (0.19) and Box_Stacks (0.02) are predicted, and found, to finish;
 /// 2. on a small problem (at most `fb_newton::DENSE_MAX` unknowns, where its Newton systems
 ///    are dense LUs of a fraction of a millisecond), Fischer–Burmeister Newton for up to
-///    `AUTO_FB_STEPS` steps: BoxesStack 5.3 ms against 10.5 ms for the ADMM, and the box-stack
+///    `AUTO_FB_STEPS` steps: BoxesStack 6.8 ms against 10.5 ms for the ADMM, and the box-stack
 ///    scene's steps 0.08 against 0.12 ms (card house and capsule hopper unchanged);
 /// 3. the local ADMM where that did not finish: it converges on every shared problem, in tens
 ///    to a few thousand iterations (KaplasTower 40, Capsules 307, BoxesStack 1947 from a cold
@@ -59,11 +59,11 @@ const AUTO_FB_STEPS: usize = 100;
 ///    2304) or stalls (BoxesStack at 7e-6 after 1e5);
 /// 4. Fischer–Burmeister Newton from the ADMM's best iterate if the ADMM did not converge.
 ///
-/// After a cold start (`r = 0`), stages 2 and 3 start from zero again rather than from the
-/// probe's iterate: measured, the ADMM takes 29 against 41 iterations on KaplasTower and 304
-/// against 346 on Capsules, and FB Newton 46 against 66 steps on BoxesStack. A caller's warm
-/// start (the pipelines' last step) is kept with the probe's improvement: measured the other
-/// way, the box-stack scene's steps took 0.163 against 0.122 ms.
+/// FB Newton starts from the probe's iterate. After a cold start (`r = 0`) the ADMM starts from
+/// zero again: measured, it takes 29 against 41 iterations on KaplasTower and 304 against 346
+/// on Capsules. FB Newton from zero would take 46 against 66 steps on BoxesStack, but in the
+/// box-stack scene, many of whose steps start from zero, 0.71 against 0.08 ms per step. A
+/// caller's warm start (the pipelines' last step) is kept with the probe's improvement.
 pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions) -> SolveReport {
     let start = Instant::now();
     let rest = |used: usize| SolverOptions {
@@ -89,9 +89,6 @@ pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions
     let from = if cold { " from zero" } else { "" };
     let probe = format!("gs {} sweeps (rel {:.1e})", gs.iterations, gs.residual_rel);
     if 3 * p.nc() <= fb_newton::DENSE_MAX {
-        if cold {
-            r.fill(0.0);
-        }
         let fb = fb_newton::solve(
             p,
             r,
@@ -100,7 +97,7 @@ pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions
         );
         used += fb.iterations;
         if fb.converged || out_of_budget(used) {
-            let message = format!("{probe} then fb{from}: {}", fb.message);
+            let message = format!("{probe} then fb: {}", fb.message);
             return done(fb, used, message);
         }
     }
