@@ -128,8 +128,14 @@ impl LocalProblem {
         self.blocks.mul_add(r, &self.q, u);
     }
 
-    /// `W + αI` (the diagonal added to `W`'s pattern).
+    /// `W + αI` (the diagonal added to `W`'s pattern). When `W` stores every diagonal entry
+    /// (every FCLib and pipeline problem: each contact's own block) this is a copy of `W` with
+    /// α added in place, a tenth of the cost of reassembling from triplets (KaplasTower, 117k
+    /// entries: 0.9 ms that way).
     pub fn w_plus_identity(&self, alpha: f64) -> Csc {
+        if let Some(a) = self.with_diagonal_added(alpha) {
+            return a;
+        }
         let w = self.w.as_ref();
         let mut t = Vec::with_capacity(w.compute_nnz() + w.ncols());
         for j in 0..w.ncols() {
@@ -139,6 +145,31 @@ impl LocalProblem {
             t.push(faer::sparse::Triplet::new(j, j, alpha));
         }
         csc_from_triplets(w.nrows(), w.ncols(), &t).expect("the pattern of a valid matrix plus its diagonal")
+    }
+
+    /// `W` with α added to its stored diagonal, or `None` if a column does not store its
+    /// diagonal entry exactly once (rows strictly increasing, as faer's constructors leave them).
+    fn with_diagonal_added(&self, alpha: f64) -> Option<Csc> {
+        let w = self.w.as_ref();
+        let mut slots = Vec::with_capacity(w.ncols());
+        let mut start = 0;
+        for j in 0..w.ncols() {
+            let rows = w.row_idx_of_col_raw(j);
+            if !rows.windows(2).all(|p| p[0] < p[1]) {
+                return None;
+            }
+            slots.push(start + rows.binary_search(&j).ok()?);
+            start += rows.len();
+        }
+        let mut a = self.w.clone();
+        let vals = a.val_mut();
+        if vals.len() != start {
+            return None;
+        }
+        for k in slots {
+            vals[k] += alpha;
+        }
+        Some(a)
     }
 
     /// The mean of `W`'s diagonal over contacts with a positive one (1 if none): its scale.
@@ -292,5 +323,37 @@ mod assembly_tests {
         }
         assert!(csc_from_triplets(2, 2, &[Triplet::new(2, 0, 1.0)]).is_err());
         assert!(csc_from_triplets(2, 2, &[Triplet::new(0, 2, 1.0)]).is_err());
+    }
+
+    /// `W + αI` by the in-place copy (full diagonal) and by reassembly (a diagonal entry
+    /// missing) equals a dense `W + αI` entry for entry.
+    #[test]
+    fn w_plus_identity_with_and_without_a_stored_diagonal() {
+        let cones = vec![crate::friction::cone::Cone::isotropic(0.5).unwrap(); 2];
+        for missing in [None, Some(4)] {
+            let mut t = Vec::new();
+            for i in 0..6 {
+                for j in 0..6 {
+                    let stored = (i + 2 * j) % 3 != 0 || i == j;
+                    if stored && !(i == j && Some(i) == missing) {
+                        t.push(Triplet::new(i, j, (i * 6 + j) as f64 * 0.25 - 3.0));
+                    }
+                }
+            }
+            let p =
+                LocalProblem::new(Csc::try_new_from_triplets(6, 6, &t).unwrap(), vec![0.0; 6], cones.clone()).unwrap();
+            let a = p.w_plus_identity(1.5);
+            let dense = |m: &Csc, i: usize, j: usize| {
+                let r = m.as_ref();
+                r.row_idx_of_col_raw(j).iter().position(|&k| k == i).map_or(0.0, |k| r.val_of_col(j)[k])
+            };
+            for i in 0..6 {
+                for j in 0..6 {
+                    let want = dense(&p.w, i, j) + if i == j { 1.5 } else { 0.0 };
+                    // Exact: one addition of representable quarters.
+                    assert_eq!(dense(&a, i, j), want, "missing {missing:?}, ({i}, {j})");
+                }
+            }
+        }
     }
 }
