@@ -35,6 +35,11 @@ pub fn is_symmetric(a: &Csc) -> bool {
     is_symmetric_within(a, 1e-13)
 }
 
+/// Columns per parallel task of [`is_symmetric_within`]: small enough that a local problem of a
+/// few thousand unknowns is split across threads (KaplasTower, 1710 columns: 1.0 -> 0.7 ms on
+/// 2 threads against 4096 per task).
+const MIN_COLUMNS_PER_TASK: usize = 128;
+
 /// Whether every entry of `A − Aᵀ` is within `tol` times the largest entry of `A`, all
 /// entries being finite (a NaN or infinity anywhere, the diagonal included, is not symmetric).
 /// Each stored `a_ij` is compared with `a_ji`, found by binary search in column `i` (an entry
@@ -69,7 +74,7 @@ pub fn is_symmetric_within(a: &Csc, tol: f64) -> bool {
         let rows = ar.row_idx_of_col_raw(j);
         rows.binary_search(&i).map_or(0.0, |k| ar.val_of_col(j)[k])
     };
-    (0..ar.ncols()).into_par_iter().with_min_len(4096).all(|j| {
+    (0..ar.ncols()).into_par_iter().with_min_len(MIN_COLUMNS_PER_TASK).all(|j| {
         let rows = ar.row_idx_of_col_raw(j);
         rows.iter().zip(ar.val_of_col(j)).all(|(&i, &v)| i == j || (v - entry(j, i)).abs() <= bound)
     })
