@@ -15,8 +15,9 @@ pub enum FclibCommand {
     Solve {
         /// Problem file: FCLib HDF5 or its plain-text copy (detected from the content).
         file: PathBuf,
-        /// Solver: auto (default: 50 Gauss–Seidel sweeps, then the local ADMM, then
-        /// Fischer–Burmeister Newton if needed), gs, fb, prox (003's PROX Gauss–Seidel),
+        /// Solver: auto (default: Gauss–Seidel while its rate promises to finish within 50
+        /// sweeps, then FB Newton on problems of at most 600 unknowns, then the local ADMM, then
+        /// FB Newton if needed), gs, fb, prox (003's PROX Gauss–Seidel),
         /// prox-point (proximal point around FB Newton), admm-local, pgs-lcp, sp (staggered
         /// projections, 8-sample cone), sp-exact, sp-polar, admm (global problems only).
         #[arg(long, default_value = "auto")]

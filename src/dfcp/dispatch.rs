@@ -61,9 +61,10 @@ const AUTO_FB_STEPS: usize = 100;
 ///
 /// FB Newton starts from the probe's iterate. After a cold start (`r = 0`) the ADMM starts from
 /// zero again: measured, it takes 307 against 388 iterations on Capsules (7.9 against 9.8 ms)
-/// and 40 against 38 on KaplasTower. FB Newton from zero would take 46 against 66 steps on BoxesStack, but in the
-/// box-stack scene, many of whose steps start from zero, 0.71 against 0.08 ms per step. A
-/// caller's warm start (the pipelines' last step) is kept with the probe's improvement.
+/// and 40 against 38 on KaplasTower. FB Newton from zero would take 46 against 66 steps on
+/// BoxesStack, but in the box-stack scene, many of whose steps start from zero, 0.71 against
+/// 0.08 ms per step. A caller's warm start (the pipelines' last step) is kept with the probe's
+/// improvement.
 pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions) -> SolveReport {
     let start = Instant::now();
     let rest = |used: usize| SolverOptions {

@@ -148,26 +148,18 @@ impl LocalProblem {
     }
 
     /// `W` with α added to its stored diagonal, or `None` if a column does not store its
-    /// diagonal entry exactly once (rows strictly increasing, as faer's constructors leave them).
+    /// diagonal entry (or its rows are not strictly increasing, as faer's constructors leave
+    /// them, which the binary search needs).
     fn with_diagonal_added(&self, alpha: f64) -> Option<Csc> {
         let w = self.w.as_ref();
-        let mut slots = Vec::with_capacity(w.ncols());
-        let mut start = 0;
+        let mut a = self.w.clone();
+        let vals = a.val_mut();
         for j in 0..w.ncols() {
             let rows = w.row_idx_of_col_raw(j);
             if !rows.windows(2).all(|p| p[0] < p[1]) {
                 return None;
             }
-            slots.push(start + rows.binary_search(&j).ok()?);
-            start += rows.len();
-        }
-        let mut a = self.w.clone();
-        let vals = a.val_mut();
-        if vals.len() != start {
-            return None;
-        }
-        for k in slots {
-            vals[k] += alpha;
+            vals[w.col_ptr()[j] + rows.binary_search(&j).ok()?] += alpha;
         }
         Some(a)
     }
