@@ -425,3 +425,56 @@ fn mutated_inputs_that_crashed_are_refused() {
     assert!(err.contains("file ends before its 1000000000000 entries") && !err.contains("panicked"), "{err}");
     assert_ne!(out.status.code(), Some(0), "{err}");
 }
+
+/// Found by fuzzing: a box at exactly the 1e-6 aspect limit passed validation and panicked while
+/// its hull was built (its small end faces were taken for degenerate triangles, measured against
+/// the long side). It is a valid body: `check` and a one-frame `run` succeed.
+#[test]
+fn a_box_at_the_aspect_limit_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let stack = std::fs::read_to_string(root.join("scenes/box_stack.ron")).unwrap();
+    let anchor = "Box(size: (0.1, 0.1, 0.1)), position: (0.0, 0.0, 0.05)";
+    assert_eq!(stack.matches(anchor).count(), 1);
+    let scene = dir.path().join("long.ron");
+    std::fs::write(&scene, stack.replace(anchor, "Box(size: (100000.0, 0.1, 0.1)), position: (0.0, 0.0, 0.05)"))
+        .unwrap();
+    let o = dir.path().join("o");
+    for args in [
+        vec!["check", scene.to_str().unwrap()],
+        vec!["run", scene.to_str().unwrap(), "--quiet", "--frames", "1", "--out", o.to_str().unwrap()],
+    ] {
+        let out = Command::new(BIN).args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{}: {err}", args[0]);
+    }
+}
+
+/// Found by fuzzing: a solid of 21.6 M tetrahedra (about 40 GB by the per-tetrahedron estimate)
+/// was accepted on a 24 GB machine. `check` and `run` refuse it naming both numbers and the way
+/// out (`--allow-large`); on a machine with more memory than the estimate there is nothing to test.
+#[test]
+fn a_model_larger_than_the_machine_is_refused() {
+    let estimate = 6.0 * 100000.0 * 6.0 * 6.0 * 1832.0;
+    match fricsim::scene::validate::machine_memory() {
+        Some(m) if (m as f64) < estimate => {}
+        other => {
+            println!("machine memory {other:?} bytes: the 40 GB model fits, nothing to refuse");
+            return;
+        }
+    }
+    let scene = edited("cells: (2, 2, 1)", "cells: (100000, 6, 6)");
+    let err = expect_bad(
+        &scene,
+        &[],
+        Some("cells: (100000, 6, 6)"),
+        &["bodies[0].mesh.cells", "too large for this machine", "2.160e7 tetrahedra", "39.6 GB", "--allow-large"],
+    );
+    assert!(err.contains("GB of memory"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.ron");
+    std::fs::write(&path, &scene).unwrap();
+    let out = Command::new(BIN).args(["check", path.to_str().unwrap()]).output().unwrap();
+    assert_bad_input(&out);
+    assert!(stderr(&out).contains("too large for this machine"), "{}", stderr(&out));
+}

@@ -72,7 +72,7 @@ fn bench_writes_csv_and_profile() {
         b.to_str().unwrap(),
         "--solvers",
         "gs,prox,admm",
-        "--csv",
+        "--out",
         csv.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{stderr}");

@@ -11,11 +11,29 @@
 //! Set `FRICSIM_PARAVIEW_PNG=/some/file.png` to keep the screenshot.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
+use std::sync::Mutex;
 
 use fricsim::output::ply::write_ply;
 use fricsim::output::pvd::PvdCollection;
 use fricsim::output::vtu::{Cells, UnstructuredSnapshot, VtuCompression, write_vtu_with};
+
+/// `xvfb-run -a` picks the first display number it finds free (`:99`) without reserving it, so two
+/// calls started together in one test binary race for it and one fails with "bad X server
+/// connection". The tests of this file therefore start their virtual X servers one at a time.
+static XVFB: Mutex<()> = Mutex::new(());
+
+/// `pvbatch` with `args` under a virtual X server, in `dir`, one call at a time (see [`XVFB`]).
+fn pvbatch(args: &[&std::ffi::OsStr], dir: Option<&Path>) -> Output {
+    let _one_at_a_time = XVFB.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cmd = Command::new("xvfb-run");
+    // xvfb-run's default screen is 8-bit, which GLX visuals may refuse; ask for 24-bit.
+    cmd.args(["-a", "-s", "-screen 0 1280x1024x24", "pvbatch"]).args(args);
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    cmd.output().expect("run xvfb-run pvbatch")
+}
 
 const SCRIPT: &str = r#"
 import sys
@@ -98,15 +116,7 @@ fn paraview_opens_and_renders_the_series() {
     let cloth = [[-1.0, -1.0, 1.5], [2.0, -1.0, 1.5], [2.0, 2.0, 1.75], [-1.0, 2.0, 1.5]];
     let vel = [[0.0, 0.0, -1.0]; 4];
     write_ply(&ply, &cloth, &[[0, 1, 2], [0, 2, 3]], &[("velocity", &vel)]).expect("ply");
-    let out = Command::new("xvfb-run")
-        // xvfb-run's default screen is 8-bit, which GLX visuals may refuse; ask for 24-bit.
-        .args(["-a", "-s", "-screen 0 1280x1024x24", "pvbatch"])
-        .arg(&script)
-        .arg(&pvd)
-        .arg(&png)
-        .arg(&ply)
-        .output()
-        .expect("run xvfb-run pvbatch");
+    let out = pvbatch(&[script.as_os_str(), pvd.as_os_str(), png.as_os_str(), ply.as_os_str()], None);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     println!("pvbatch stdout:\n{stdout}\npvbatch stderr:\n{stderr}");
@@ -169,12 +179,7 @@ fn shipped_scenes_open_with_their_colliders() {
             .expect("run fricsim");
         assert!(st.success(), "{scene}: the run failed");
         let png = dir.path().join("last.png");
-        let pv = Command::new("xvfb-run")
-            .args(["-a", "-s", "-screen 0 1280x1024x24", "pvbatch", "open_in_paraview.py"])
-            .arg(&png)
-            .current_dir(&out)
-            .output()
-            .expect("run xvfb-run pvbatch");
+        let pv = pvbatch(&["open_in_paraview.py".as_ref(), png.as_os_str()], Some(&out));
         assert!(pv.status.success(), "{scene}: pvbatch failed: {}", String::from_utf8_lossy(&pv.stderr));
         let (shown, grey) = coverage(&png);
         println!("{scene}: {:.1} % of the pixels drawn, {:.1} % collider grey", 100.0 * shown, 100.0 * grey);

@@ -7,7 +7,7 @@ use crate::scene;
 use std::process::ExitCode;
 
 pub fn run(args: &CheckArgs) -> ExitCode {
-    let loaded = match scene::load_scene(&args.scene, &args.overrides) {
+    let loaded = match scene::load_scene_with(&args.scene, &args.overrides, args.allow_large) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("{e}");

@@ -50,9 +50,10 @@ pub enum FclibCommand {
         /// Wall-time limit per run in seconds.
         #[arg(long, default_value_t = 60.0)]
         max_time: f64,
-        /// CSV output path.
-        #[arg(long, default_value = "fclib_bench.csv")]
-        csv: PathBuf,
+        /// CSV output path (default: fclib_bench.csv in the system's temporary folder, so that a
+        /// bench never leaves a file in the current folder unasked; the path is printed).
+        #[arg(long, alias = "csv")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -98,7 +99,8 @@ pub fn run(cmd: FclibCommand) -> Result<ExitCode> {
             }
             Ok(if s.report.converged { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
-        FclibCommand::Bench { inputs, solvers, tol, max_iter, max_time, csv } => {
+        FclibCommand::Bench { inputs, solvers, tol, max_iter, max_time, out } => {
+            let csv = out.unwrap_or_else(|| std::env::temp_dir().join("fclib_bench.csv"));
             for s in &solvers {
                 check_solver(s)?;
             }

@@ -57,6 +57,9 @@ pub struct RunArgs {
     /// (--frames sets the new total; the scene must be unchanged apart from its length).
     #[arg(long, value_name = "OUT", conflicts_with = "out")]
     pub resume: Option<PathBuf>,
+    /// Run a scene whose estimated memory exceeds this machine's (refused otherwise).
+    #[arg(long)]
+    pub allow_large: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -155,6 +158,9 @@ pub struct CheckArgs {
     pub scene: PathBuf,
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub overrides: Vec<String>,
+    /// Accept a scene whose estimated memory exceeds this machine's (refused otherwise).
+    #[arg(long)]
+    pub allow_large: bool,
 }
 
 /// Exit codes: 0 success, 1 the run failed (divergence, a failed step the scene says must stop

@@ -193,7 +193,8 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, RunError> {
         overrides.push(format!("frames={f}"));
         overrides.push("duration=None".into());
     }
-    let loaded = scene::load_scene(&plan.scene, &overrides).map_err(|e| RunError::BadInput(e.to_string()))?;
+    let loaded = scene::load_scene_with(&plan.scene, &overrides, args.allow_large)
+        .map_err(|e| RunError::BadInput(e.to_string()))?;
     let scene_hash = checkpoint::scene_hash(&loaded.scene).map_err(failed)?;
     if let Some(c) = &plan.resume
         && c.scene_hash != scene_hash

@@ -66,7 +66,12 @@ impl ConvexMesh {
             (b - a).cross(&(c - a))
         };
         for (t, tri) in triangles.iter().enumerate() {
-            if normal_of(tri).norm() <= tol * size {
+            // Relative to the triangle's own edges (the sine of its largest angle's supplement),
+            // not to the mesh size: a long thin box's end faces are small but not degenerate.
+            let [a, b, c] = tri.map(|i| vertices[i]);
+            let mut edges = [(b - a).norm(), (c - b).norm(), (a - c).norm()];
+            edges.sort_by(f64::total_cmp);
+            if normal_of(tri).norm() <= PLANE_TOL * edges[1] * edges[2] {
                 return Err(HullError::Degenerate { triangle: t });
             }
         }

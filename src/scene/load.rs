@@ -39,8 +39,13 @@ pub fn to_ron(scene: &Scene) -> Result<String, ron::Error> {
     ron::ser::to_string_pretty(scene, config)
 }
 
-/// Reads, parses, overrides and validates a scene file.
+/// Reads, parses, overrides and validates a scene file, refusing one too large for this machine.
 pub fn load_scene(path: &Path, overrides: &[String]) -> Result<LoadedScene, SceneError> {
+    load_scene_with(path, overrides, false)
+}
+
+/// [`load_scene`]; `allow_large` skips the check of the model's memory against the machine's.
+pub fn load_scene_with(path: &Path, overrides: &[String], allow_large: bool) -> Result<LoadedScene, SceneError> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| {
         SceneError::single(Problem {
@@ -55,7 +60,7 @@ pub fn load_scene(path: &Path, overrides: &[String]) -> Result<LoadedScene, Scen
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let mut loaded = parse_scene_str(&text, &origin, &base_dir, overrides)?;
+    let mut loaded = parse_scene_str_with(&text, &origin, &base_dir, overrides, allow_large)?;
     loaded.path = path.to_path_buf();
     Ok(loaded)
 }
@@ -66,6 +71,17 @@ pub fn parse_scene_str(
     origin: &str,
     base_dir: &Path,
     overrides: &[String],
+) -> Result<LoadedScene, SceneError> {
+    parse_scene_str_with(text, origin, base_dir, overrides, false)
+}
+
+/// [`parse_scene_str`]; `allow_large` skips the check of the model's memory against the machine's.
+pub fn parse_scene_str_with(
+    text: &str,
+    origin: &str,
+    base_dir: &Path,
+    overrides: &[String],
+    allow_large: bool,
 ) -> Result<LoadedScene, SceneError> {
     let parsed: Scene = ron_options().from_str(text).map_err(|e| SceneError::single(ron_problem(text, origin, &e)))?;
     let index = SourceIndex::scan(text);
@@ -90,7 +106,8 @@ pub fn parse_scene_str(
     }
 
     let (scene, set_paths) = overrides::apply(parsed, overrides)?;
-    let issues = validate::validate(&scene, base_dir);
+    let limit = if allow_large { None } else { validate::machine_memory() };
+    let issues = validate::validate_with(&scene, base_dir, limit);
     if !issues.is_empty() {
         let problems = issues
             .into_iter()

@@ -15,4 +15,4 @@ mod thin;
 pub mod validate;
 
 pub use error::{Problem, SceneError, error_at};
-pub use load::{LoadedScene, load_scene, parse_scene_str, resolve_path};
+pub use load::{LoadedScene, load_scene, load_scene_with, parse_scene_str, parse_scene_str_with, resolve_path};

@@ -44,6 +44,17 @@ pub struct Issue {
 #[derive(Default)]
 struct Checks {
     issues: Vec<Issue>,
+    /// Every accepted resolution with the memory it needs, for the whole-scene memory check.
+    demands: Vec<Demand>,
+}
+
+/// An accepted resolution: where it is, and the memory its elements need.
+struct Demand {
+    path: String,
+    shown: String,
+    count: f64,
+    what: String,
+    bytes_each: f64,
 }
 
 /// Formats a value for a message (`0.5`, `1e-7`, `(1.0, 0.0, 2.0)`).
@@ -79,9 +90,40 @@ impl Checks {
                 r.count * r.bytes_each / 1e9,
                 r.bytes_each / 1e3
             ),
-            None => return,
+            None => {
+                let (count, what, bytes_each) = (r.count, r.what.to_string(), r.bytes_each);
+                self.demands.push(Demand { path: path.to_string(), shown, count, what, bytes_each });
+                return;
+            }
         };
         self.push(path, Some(shown), why);
+    }
+
+    /// Refuses a scene whose bodies need more memory than `limit` bytes by the per-element
+    /// estimates, naming the largest body's resolution and both numbers.
+    fn memory(&mut self, limit: u64) {
+        let total: f64 = self.demands.iter().map(|d| d.count * d.bytes_each).sum();
+        if total <= limit as f64 {
+            return;
+        }
+        let Some(big) =
+            self.demands.iter().max_by(|a, b| (a.count * a.bytes_each).total_cmp(&(b.count * b.bytes_each)))
+        else {
+            return;
+        };
+        let message = format!(
+            "too large for this machine: {:.3e} {} need about {:.1} GB by fricsim's estimate ({:.1} kB each; \
+             {:.1} GB for the whole scene), more than this machine's {:.1} GB of memory; pass --allow-large to \
+             run it anyway",
+            big.count,
+            big.what,
+            big.count * big.bytes_each / 1e9,
+            big.bytes_each / 1e3,
+            total / 1e9,
+            limit as f64 / 1e9
+        );
+        let (path, shown) = (big.path.clone(), big.shown.clone());
+        self.push(path, Some(shown), message);
     }
     fn positive(&mut self, path: &str, v: f64, unit: &str) {
         if unit == " (m)" {
@@ -139,9 +181,15 @@ pub fn nonfinite(scene: &Scene) -> Vec<Issue> {
         .collect()
 }
 
-/// All semantic problems of `scene`; mesh files are looked up relative to `base_dir`.
+/// All semantic problems of `scene`; mesh files are looked up relative to `base_dir`. The scene is
+/// also refused if its bodies need more memory than this machine has ([`machine_memory`]).
 pub fn validate(scene: &Scene, base_dir: &Path) -> Vec<Issue> {
-    let mut c = Checks { issues: nonfinite(scene) };
+    validate_with(scene, base_dir, machine_memory())
+}
+
+/// [`validate`] with the memory limit given: `None` checks no limit (`--allow-large`).
+pub fn validate_with(scene: &Scene, base_dir: &Path, memory_limit: Option<u64>) -> Vec<Issue> {
+    let mut c = Checks { issues: nonfinite(scene), demands: Vec::new() };
     c.name("name", &scene.name, "the scene name");
     time(&mut c, scene);
     materials(&mut c, scene);
@@ -149,7 +197,18 @@ pub fn validate(scene: &Scene, base_dir: &Path) -> Vec<Issue> {
     bodies(&mut c, scene, base_dir);
     colliders(&mut c, scene, base_dir);
     pipeline(&mut c, scene);
+    if let Some(limit) = memory_limit {
+        c.memory(limit);
+    }
     c.issues
+}
+
+/// This machine's memory in bytes (`MemTotal` of `/proc/meminfo`), `None` where it cannot be read.
+pub fn machine_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kb.checked_mul(1024)
 }
 
 fn time(c: &mut Checks, s: &Scene) {
