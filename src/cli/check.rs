@@ -94,6 +94,15 @@ fn shape_name(s: &crate::rigid::RigidShape) -> String {
         S::Cylinder { radius, half_length } => format!("cylinder r {radius} m, length {} m", 2.0 * half_length),
         S::Capsule { radius, half_length } => format!("capsule r {radius} m, length {} m", 2.0 * half_length),
         S::ConvexMesh(m) => format!("convex mesh ({} vertices, {} faces)", m.vertices.len(), m.faces.len()),
+        S::NonConvex(m) => format!(
+            "non-convex mesh ({} vertices, {} triangles, {} creases; checked and distance tree built in {:.1} ms, \
+             {:.0} kB)",
+            m.vertices.len(),
+            m.triangles.len(),
+            m.creases.len(),
+            1e3 * m.build_seconds,
+            m.memory_bytes() as f64 / 1e3
+        ),
     }
 }
 

@@ -104,7 +104,8 @@ fn sign<T: Scalar>(t: T) -> f64 {
     if t.re() < 0.0 { -1.0 } else { 1.0 }
 }
 
-fn local_sdf<T: Scalar>(shape: &Shape, p: V3<T>) -> (T, V3<T>) {
+/// Signed distance and outward unit normal of `shape` at point `p` of its own frame.
+pub fn local_sdf<T: Scalar>(shape: &Shape, p: V3<T>) -> (T, V3<T>) {
     let zero = T::from(0.0);
     match shape {
         Shape::Plane => (p[2], konst([0.0, 0.0, 1.0])),

@@ -3,6 +3,7 @@
 
 mod obj_read;
 mod ply_read;
+pub mod polygon;
 pub mod polyline_read;
 pub mod procedural;
 pub mod tet;

@@ -33,7 +33,7 @@ pub struct RigidBody {
 }
 
 impl RigidBody {
-    /// A body at rest with mass properties from `density`. A convex mesh whose center of mass is
+    /// A body at rest with mass properties from `density`. A mesh whose center of mass is
     /// not at its origin is recentered, so the body frame stays centered at the center of mass;
     /// the returned offset is where the mesh origin sits in the new body frame (minus the center).
     pub fn from_density(
@@ -45,6 +45,9 @@ impl RigidBody {
         let mp = MassProperties::from_shape(&shape, density);
         let shape = match shape {
             RigidShape::ConvexMesh(m) if mp.center.norm() > 0.0 => RigidShape::ConvexMesh(m.recentered(&mp.center)),
+            RigidShape::NonConvex(m) if mp.center.norm() > 0.0 => {
+                RigidShape::NonConvex(std::sync::Arc::new(m.recentered(&mp.center)))
+            }
             s => s,
         };
         let body = RigidBody {

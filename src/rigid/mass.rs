@@ -57,6 +57,7 @@ impl MassProperties {
                 diag(mc + ms, ixx, ixx, izz)
             }
             RigidShape::ConvexMesh(m) => polyhedron(&m.vertices, &m.triangles, density),
+            RigidShape::NonConvex(m) => polyhedron(&m.vertices, &m.triangles, density),
         }
     }
 

@@ -6,11 +6,15 @@
 //! described about it (see [`mass::MassProperties::center`] and [`hull::ConvexMesh::recentered`]).
 
 pub mod body;
+pub mod closed_mesh;
 pub mod hull;
 pub mod mass;
+pub mod mesh_distance;
+pub mod self_intersection;
 pub mod shape;
 
 pub use body::{ANGULAR, DOFS, LINEAR, RigidBody};
+pub use closed_mesh::{ClosedMesh, MeshDefect};
 pub use hull::ConvexMesh;
 pub use mass::MassProperties;
 pub use shape::RigidShape;

@@ -1,8 +1,10 @@
 //! Rigid shapes in the body frame (origin at the center of mass, axes as given).
 
+use super::closed_mesh::ClosedMesh;
 use super::hull::ConvexMesh;
 use nalgebra::Vector3;
 use std::f64::consts::PI;
+use std::sync::Arc;
 
 /// A rigid body's shape, in its body frame. Cylinder and capsule axes are the body z axis.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +27,9 @@ pub enum RigidShape {
     },
     /// Closed convex polyhedron; the body origin should be its center of mass.
     ConvexMesh(ConvexMesh),
+    /// Closed polyhedron of any shape, with its distance tree (shared: bodies are cloned with the
+    /// state every step, the tree never changes); the body origin should be its center of mass.
+    NonConvex(Arc<ClosedMesh>),
 }
 
 impl RigidShape {
@@ -36,6 +41,7 @@ impl RigidShape {
             RigidShape::Cylinder { radius, half_length } => radius.hypot(*half_length),
             RigidShape::Capsule { radius, half_length } => radius + half_length,
             RigidShape::ConvexMesh(m) => m.bounding_radius(),
+            RigidShape::NonConvex(m) => m.radius,
         }
     }
 
@@ -50,6 +56,7 @@ impl RigidShape {
                 (m.vertices, m.triangles)
             }
             RigidShape::ConvexMesh(m) => (m.vertices.clone(), m.triangles.clone()),
+            RigidShape::NonConvex(m) => (m.vertices.clone(), m.triangles.clone()),
             RigidShape::Sphere { radius } => revolve(&arc(*radius, 0.0, 0.0, PI, (segments / 2).max(2)), segments),
             RigidShape::Capsule { radius, half_length } => {
                 let rings = (segments / 4).max(1);

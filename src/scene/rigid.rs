@@ -6,7 +6,7 @@ use super::{LoadedScene, SceneError, error_at};
 use crate::friction::texture::StructureTexture;
 use crate::mesh::TriMesh;
 use crate::model::{Rigid, Structure, TexturedSurface};
-use crate::rigid::{ConvexMesh, RigidBody, RigidShape};
+use crate::rigid::{ClosedMesh, ConvexMesh, RigidBody, RigidShape};
 use nalgebra::{Quaternion, Rotation3, UnitQuaternion, Vector3};
 use std::sync::Arc;
 
@@ -30,26 +30,38 @@ fn shape(
         RigidShapeSpec::Capsule { radius, length } => {
             RigidShape::Capsule { radius: *radius, half_length: 0.5 * length }
         }
-        RigidShapeSpec::Prism { profile, length } => {
-            let mesh = ConvexMesh::prism(profile, 0.5 * length).map_err(|e| {
-                error_at(file, &format!("{field}.shape.profile"), format!("not a convex polygon with an area: {e}"))
-            })?;
-            RigidShape::ConvexMesh(mesh)
-        }
+        RigidShapeSpec::Prism { profile, length } => match ConvexMesh::prism(profile, 0.5 * length) {
+            Ok(hull) => RigidShape::ConvexMesh(hull),
+            Err(_) => {
+                let at = format!("{field}.shape.profile");
+                let (v, t) = crate::mesh::polygon::extrude(profile, 0.5 * length)
+                    .map_err(|e| error_at(file, &at, format!("not a simple polygon with an area: {e}")))?;
+                let closed = ClosedMesh::new(v, t)
+                    .map_err(|e| error_at(file, &at, format!("not a simple polygon (its extrusion: {e})")))?;
+                RigidShape::NonConvex(Arc::new(closed))
+            }
+        },
         RigidShapeSpec::Mesh { path, scale } => {
             let mesh = read_mesh(loaded, field, path, *scale)?;
             let full = super::resolve_path(&loaded.base_dir, path);
-            let hull = ConvexMesh::new(mesh.vertices.clone(), mesh.triangles.clone()).map_err(|e| {
+            let closed = ClosedMesh::new(mesh.vertices.clone(), mesh.triangles.clone()).map_err(|e| {
                 error_at(
                     file,
                     &format!("{field}.shape.path"),
                     format!(
-                        "{}: cannot be a rigid shape: {e} (rigid meshes must be closed and convex)",
+                        "{}: cannot bound a rigid body: {e} (a rigid mesh must be closed, consistently oriented \
+                         and not cross itself)",
                         full.display()
                     ),
                 )
             })?;
-            return Ok((RigidShape::ConvexMesh(hull), Some(mesh)));
+            // A convex mesh keeps the separating-axis contacts (whole-face manifolds, the same
+            // points every step); any other closed mesh is sampled against distances.
+            let shape = match ConvexMesh::new(closed.vertices.clone(), closed.triangles.clone()) {
+                Ok(hull) => RigidShape::ConvexMesh(hull),
+                Err(_) => RigidShape::NonConvex(Arc::new(closed)),
+            };
+            return Ok((shape, Some(mesh)));
         }
     };
     Ok((shape, None))

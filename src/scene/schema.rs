@@ -399,10 +399,12 @@ pub enum RigidShapeSpec {
     Cylinder { radius: f64, length: f64 },
     /// Segment of `length` along z swept by a ball of `radius` (total length `length + 2 radius`).
     Capsule { radius: f64, length: f64 },
-    /// A convex polygon `profile` in the local xy plane (counter-clockwise, m) extruded over
-    /// `length` along z, centered on z = 0: wedges, voussoirs, prisms.
+    /// A simple polygon `profile` in the local xy plane (either orientation, m) extruded over
+    /// `length` along z, centered on z = 0: wedges, voussoirs, prisms; a non-convex profile (an
+    /// L-bracket, a notched log) makes a non-convex body.
     Prism { profile: Vec<[f64; 2]>, length: f64 },
-    /// A closed convex triangle mesh from a `.ply` or `.obj` file, relative to the scene file.
+    /// A closed, consistently oriented triangle mesh from a `.ply` or `.obj` file, relative to the
+    /// scene file; convex or not.
     Mesh {
         path: String,
         #[serde(default = "one")]

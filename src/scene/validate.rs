@@ -795,7 +795,7 @@ fn rigid(c: &mut Checks, s: &Scene, p: &str, r: &RigidSpec, base_dir: &Path) {
                 c.push(
                     format!("{sp}.profile"),
                     Some(format!("{} points", profile.len())),
-                    "a prism profile needs at least 3 points (a convex polygon in the xy plane)",
+                    "a prism profile needs at least 3 points (a simple polygon in the xy plane)",
                 );
             }
         }

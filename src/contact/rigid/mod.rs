@@ -13,13 +13,16 @@
 //! through the exact point–hull distance ([`hull_round`]); boxes and convex meshes against each
 //! other by SAT with face clipping ([`polyhedral`]). A cylinder against a box, mesh, capsule or
 //! cylinder uses its inscribed 32-sided prism, made exact when the contact face is a flat face of
-//! the other body (see [`polyhedral::cylinder_hull`]). The dispatch matches every pair with no
+//! the other body (see [`polyhedral::cylinder_hull`]). A non-convex mesh meets every shape by
+//! sampling both skeletons against the other's exact signed distance ([`sampled`]). The dispatch
+//! matches every pair with no
 //! catch-all, so a shape added later fails to compile until its contacts exist, rather than
 //! producing no contacts in silence.
 
 pub mod hull_round;
 pub mod polyhedral;
 pub mod round;
+pub mod sampled;
 
 use crate::contact::collider::{Collider, Shape};
 use crate::rigid::shape::tangent_basis;
@@ -127,6 +130,7 @@ pub fn collide_shapes(
     let center = |p: &Isometry3<f64>| p.translation.vector;
     let axis = |p: &Isometry3<f64>| p.rotation * Vector3::z();
     match (a, b) {
+        (S::NonConvex(_), _) | (_, S::NonConvex(_)) => sampled::collide(a, pa, b, pb, margin),
         (S::Sphere { radius: ra }, S::Sphere { radius: rb }) => {
             round::sphere_sphere(&center(pa), *ra, &center(pb), *rb, margin).into_iter().collect()
         }
@@ -200,6 +204,7 @@ pub fn collide_shape_plane(
             let h = polyhedral::PosedHull::new(a, pa).expect("box or mesh");
             polyhedral::hull_plane(&h, point, normal, margin)
         }
+        RigidShape::NonConvex(m) => sampled::mesh_plane(m, pa, point, normal, margin),
     }
 }
 

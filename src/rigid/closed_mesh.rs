@@ -1,0 +1,252 @@
+//! Closed triangle meshes of any shape (not necessarily convex) as rigid shapes: the checks that
+//! make a mesh a solid's boundary, the angle-weighted pseudo-normals that sign distances to it
+//! (Bærentzen and Aanæs 2005), and its feature edges, the creases that contact sampling walks.
+//!
+//! A mesh is accepted when every triangle has an area, every edge is shared by exactly two
+//! triangles that run along it in opposite directions (closed, manifold at edges, consistently
+//! oriented), no vertex is unused, and no two triangles cross ([`super::self_intersection`]). An
+//! inward-oriented mesh (negative volume) is flipped, since both orientations occur in files.
+
+use super::mesh_distance::TriangleTree;
+use nalgebra::Vector3;
+use std::collections::HashMap;
+use thiserror::Error;
+
+/// Why a triangle mesh cannot bound a solid. Elements are counted from 0.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum MeshDefect {
+    #[error("a closed mesh needs at least 4 vertices and 4 triangles, got {vertices} and {triangles}")]
+    TooSmall { vertices: usize, triangles: usize },
+    #[error("triangle {triangle} refers to vertex {index}, but there are only {count} vertices")]
+    BadIndex { triangle: usize, index: usize, count: usize },
+    #[error("triangle {triangle} (vertices {a}, {b}, {c}) has no area")]
+    Degenerate { triangle: usize, a: usize, b: usize, c: usize },
+    #[error("the mesh is open: edge ({a}, {b}) of triangle {triangle} has no triangle on its other side")]
+    Open { a: usize, b: usize, triangle: usize },
+    #[error("the mesh is not manifold: edge ({a}, {b}) is shared by {count} triangles (first: {triangle})")]
+    NonManifold { a: usize, b: usize, count: usize, triangle: usize },
+    #[error(
+        "the mesh is not consistently oriented: triangles {first} and {second} both run from vertex {a} to \
+         {b} along their shared edge"
+    )]
+    Inconsistent { a: usize, b: usize, first: usize, second: usize },
+    #[error("vertex {vertex} is used by no triangle")]
+    UnusedVertex { vertex: usize },
+    #[error("the mesh encloses no volume")]
+    NoVolume,
+    #[error("the mesh intersects itself: triangles {first} and {second} cross")]
+    SelfIntersecting { first: usize, second: usize },
+}
+
+/// A closed, consistently outward-oriented triangle mesh in a body frame, with what distance
+/// queries and contact sampling need.
+#[derive(Debug, Clone)]
+pub struct ClosedMesh {
+    pub vertices: Vec<Vector3<f64>>,
+    /// Counter-clockwise seen from outside.
+    pub triangles: Vec<[usize; 3]>,
+    /// Outward unit normal of each triangle.
+    pub face_normals: Vec<Vector3<f64>>,
+    /// Pseudo-normal of edge `k` (from corner `k` to corner `k + 1`) of each triangle: the unit sum
+    /// of the normals of the two triangles that share it.
+    pub edge_normals: Vec<[Vector3<f64>; 3]>,
+    /// Angle-weighted pseudo-normal of each vertex.
+    pub vertex_normals: Vec<Vector3<f64>>,
+    /// Edges where the surface bends (dihedral angle above [`CREASE_ANGLE`]): the places, besides
+    /// vertices, where this body can touch a flat face of another.
+    pub creases: Vec<[usize; 2]>,
+    /// Axis-aligned bounds in the body frame (min, max).
+    pub bounds: (Vector3<f64>, Vector3<f64>),
+    /// Largest distance of a vertex from the body origin.
+    pub radius: f64,
+    /// Wall time of the checks and the distance tree's construction (s).
+    pub build_seconds: f64,
+    pub(super) tree: TriangleTree,
+}
+
+impl PartialEq for ClosedMesh {
+    /// Two meshes are equal when their geometry is: everything else is derived from it.
+    fn eq(&self, other: &ClosedMesh) -> bool {
+        self.vertices == other.vertices && self.triangles == other.triangles
+    }
+}
+
+/// Dihedral angles below this (radians) leave an edge smooth: the two triangles are one flat
+/// face for contact purposes (a triangulated quad's diagonal), so its points are never sampled.
+pub const CREASE_ANGLE: f64 = 1e-3;
+
+/// Relative size (times the longest edge of the triangle) below which a cross product counts as
+/// zero: far above rounding for coordinates of any size, far below a modelled sliver.
+const AREA_TOL: f64 = 1e-12;
+
+impl ClosedMesh {
+    /// Checks `triangles` over `vertices` as the boundary of a solid and builds the query structures.
+    pub fn new(vertices: Vec<Vector3<f64>>, mut triangles: Vec<[usize; 3]>) -> Result<ClosedMesh, MeshDefect> {
+        let start = std::time::Instant::now();
+        if vertices.len() < 4 || triangles.len() < 4 {
+            return Err(MeshDefect::TooSmall { vertices: vertices.len(), triangles: triangles.len() });
+        }
+        check_elements(&vertices, &triangles)?;
+        let mut neighbours = check_edges(&triangles)?;
+        // Six times the signed volume (divergence theorem); its sign decides the orientation.
+        let volume: f64 = triangles
+            .iter()
+            .map(|t| {
+                let [a, b, c] = t.map(|i| vertices[i]);
+                a.dot(&(b - a).cross(&(c - a)))
+            })
+            .sum();
+        let scale = vertices.iter().map(|v| v.amax()).fold(0.0, f64::max);
+        if volume.is_nan() || volume.abs() <= AREA_TOL * scale.powi(3) {
+            return Err(MeshDefect::NoVolume);
+        }
+        if volume < 0.0 {
+            // (a, b, c) -> (a, c, b): edge slots 0 and 2 trade places, slot 1 reverses in place.
+            triangles.iter_mut().for_each(|t| t.swap(1, 2));
+            neighbours.iter_mut().for_each(|n| n.swap(0, 2));
+        }
+        let tree = TriangleTree::new(&vertices, &triangles);
+        if let Some((first, second)) = super::self_intersection::first_crossing(&vertices, &triangles, &tree) {
+            return Err(MeshDefect::SelfIntersecting { first, second });
+        }
+        let mut mesh = ClosedMesh::assemble(vertices, triangles, &neighbours, tree);
+        mesh.build_seconds = start.elapsed().as_secs_f64();
+        Ok(mesh)
+    }
+
+    /// The derived data of a checked, outward-oriented mesh.
+    fn assemble(
+        vertices: Vec<Vector3<f64>>,
+        triangles: Vec<[usize; 3]>,
+        neighbours: &[[usize; 3]],
+        tree: TriangleTree,
+    ) -> ClosedMesh {
+        let face_normals: Vec<Vector3<f64>> = triangles
+            .iter()
+            .map(|t| (vertices[t[1]] - vertices[t[0]]).cross(&(vertices[t[2]] - vertices[t[0]])).normalize())
+            .collect();
+        let mut edge_normals = vec![[Vector3::zeros(); 3]; triangles.len()];
+        let mut creases = Vec::new();
+        for (t, tri) in triangles.iter().enumerate() {
+            for k in 0..3 {
+                let other = neighbours[t][k];
+                edge_normals[t][k] = (face_normals[t] + face_normals[other]).normalize();
+                let bend = face_normals[t].dot(&face_normals[other]).clamp(-1.0, 1.0).acos();
+                let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                if a < b && bend > CREASE_ANGLE {
+                    creases.push([a, b]);
+                }
+            }
+        }
+        let mut vertex_normals = vec![Vector3::zeros(); vertices.len()];
+        for (t, tri) in triangles.iter().enumerate() {
+            for k in 0..3 {
+                let p = vertices[tri[k]];
+                let (u, w) =
+                    ((vertices[tri[(k + 1) % 3]] - p).normalize(), (vertices[tri[(k + 2) % 3]] - p).normalize());
+                vertex_normals[tri[k]] += u.dot(&w).clamp(-1.0, 1.0).acos() * face_normals[t];
+            }
+        }
+        vertex_normals.iter_mut().for_each(|n| *n = n.normalize());
+        let lo = vertices.iter().fold(Vector3::repeat(f64::INFINITY), |m, v| m.inf(v));
+        let hi = vertices.iter().fold(Vector3::repeat(f64::NEG_INFINITY), |m, v| m.sup(v));
+        let radius = vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
+        ClosedMesh {
+            vertices,
+            triangles,
+            face_normals,
+            edge_normals,
+            vertex_normals,
+            creases,
+            bounds: (lo, hi),
+            radius,
+            build_seconds: 0.0,
+            tree,
+        }
+    }
+
+    /// The same mesh translated by `-center` (the body frame is centered on the center of mass).
+    pub fn recentered(&self, center: &Vector3<f64>) -> ClosedMesh {
+        let vertices: Vec<Vector3<f64>> = self.vertices.iter().map(|v| v - center).collect();
+        let tree = TriangleTree::new(&vertices, &self.triangles);
+        let radius = vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
+        ClosedMesh { vertices, bounds: (self.bounds.0 - center, self.bounds.1 - center), radius, tree, ..self.clone() }
+    }
+
+    /// Bytes held by the mesh and its distance tree (what `fricsim check` reports).
+    pub fn memory_bytes(&self) -> usize {
+        let v3 = std::mem::size_of::<Vector3<f64>>();
+        self.vertices.len() * 2 * v3
+            + self.triangles.len() * (std::mem::size_of::<[usize; 3]>() + 4 * v3)
+            + self.creases.len() * std::mem::size_of::<[usize; 2]>()
+            + self.tree.memory_bytes()
+    }
+}
+
+/// Indices in range, every triangle with an area, every vertex used.
+fn check_elements(vertices: &[Vector3<f64>], triangles: &[[usize; 3]]) -> Result<(), MeshDefect> {
+    let mut used = vec![false; vertices.len()];
+    for (t, tri) in triangles.iter().enumerate() {
+        if let Some(&index) = tri.iter().find(|&&i| i >= vertices.len()) {
+            return Err(MeshDefect::BadIndex { triangle: t, index, count: vertices.len() });
+        }
+        let [a, b, c] = tri.map(|i| vertices[i]);
+        let longest = (b - a).norm().max((c - b).norm()).max((a - c).norm());
+        let doubled_area = (b - a).cross(&(c - a)).norm();
+        if doubled_area.is_nan() || doubled_area <= AREA_TOL * longest * longest {
+            return Err(MeshDefect::Degenerate { triangle: t, a: tri[0], b: tri[1], c: tri[2] });
+        }
+        tri.iter().for_each(|&i| used[i] = true);
+    }
+    match used.iter().position(|u| !u) {
+        Some(vertex) => Err(MeshDefect::UnusedVertex { vertex }),
+        None => Ok(()),
+    }
+}
+
+/// Undirected edge -> the (triangle, edge slot, runs from the lower to the higher index?) uses.
+type EdgeUses = HashMap<(usize, usize), Vec<(usize, usize, bool)>>;
+
+/// Every edge shared by exactly two triangles running along it in opposite directions. Returns,
+/// for each triangle and each of its edges `k` (corner `k` to `k + 1`), the triangle across it.
+fn check_edges(triangles: &[[usize; 3]]) -> Result<Vec<[usize; 3]>, MeshDefect> {
+    let mut uses: EdgeUses = HashMap::with_capacity(3 * triangles.len() / 2);
+    for (t, tri) in triangles.iter().enumerate() {
+        for k in 0..3 {
+            let (a, b) = (tri[k], tri[(k + 1) % 3]);
+            uses.entry((a.min(b), a.max(b))).or_default().push((t, k, a < b));
+        }
+    }
+    let mut neighbours = vec![[usize::MAX; 3]; triangles.len()];
+    // Report the defect of the lowest-numbered triangle, whatever the hash order.
+    let mut worst: Option<(usize, MeshDefect)> = None;
+    let mut note = |t: usize, d: MeshDefect| {
+        if worst.as_ref().is_none_or(|(w, _)| t < *w) {
+            worst = Some((t, d));
+        }
+    };
+    for (&(a, b), list) in &uses {
+        match list.as_slice() {
+            [(t, k, fa), (u, l, fb)] if fa != fb => {
+                neighbours[*t][*k] = *u;
+                neighbours[*u][*l] = *t;
+            }
+            [(t, _, f), (u, _, _)] => {
+                let (x, y) = if *f { (a, b) } else { (b, a) };
+                note(*t.min(u), MeshDefect::Inconsistent { a: x, b: y, first: *t.min(u), second: *t.max(u) })
+            }
+            [(t, k, _)] => {
+                let tri = triangles[*t];
+                note(*t, MeshDefect::Open { a: tri[*k], b: tri[(k + 1) % 3], triangle: *t })
+            }
+            many => {
+                let first = many.iter().map(|u| u.0).min().unwrap_or(0);
+                note(first, MeshDefect::NonManifold { a, b, count: many.len(), triangle: first })
+            }
+        }
+    }
+    match worst {
+        Some((_, d)) => Err(d),
+        None => Ok(neighbours),
+    }
+}

@@ -1,0 +1,112 @@
+//! The exact signed distance to a closed mesh: the nearest triangle from an R*-tree of the
+//! triangles (built once, in the body frame), its closest feature, and the sign from that
+//! feature's angle-weighted pseudo-normal, which is right on every side of every edge and vertex
+//! of a closed, consistently oriented mesh (Bærentzen and Aanæs, "Signed distance computation
+//! using the angle weighted pseudonormal", 2005).
+//!
+//! Why exact queries and not a sampled grid (002's narrow-band SDF): contact frames and gaps stay
+//! exact on flat faces, edges and corners whatever their size, thin parts need no resolution
+//! setting, and memory is linear in the triangles. A query costs a tree descent; contact detection
+//! asks only for sample points inside the other body's bounds.
+
+use super::closed_mesh::ClosedMesh;
+use crate::contact::point_triangle::{Feature, closest_feature, evaluate};
+use nalgebra::Vector3;
+use rstar::{AABB, PointDistance, RTree, RTreeObject};
+
+/// One triangle in the tree: its index and corners.
+#[derive(Debug, Clone)]
+struct TriangleRef {
+    index: usize,
+    corners: [[f64; 3]; 3],
+}
+
+impl RTreeObject for TriangleRef {
+    type Envelope = AABB<[f64; 3]>;
+    fn envelope(&self) -> AABB<[f64; 3]> {
+        AABB::from_points(self.corners.iter())
+    }
+}
+
+impl PointDistance for TriangleRef {
+    fn distance_2(&self, p: &[f64; 3]) -> f64 {
+        closest_feature(*p, &self.corners).1
+    }
+}
+
+/// The triangles of a mesh in an R*-tree.
+#[derive(Debug, Clone)]
+pub struct TriangleTree(RTree<TriangleRef>);
+
+impl TriangleTree {
+    pub fn new(vertices: &[Vector3<f64>], triangles: &[[usize; 3]]) -> TriangleTree {
+        let refs = triangles
+            .iter()
+            .enumerate()
+            .map(|(index, t)| TriangleRef { index, corners: t.map(|i| [vertices[i].x, vertices[i].y, vertices[i].z]) })
+            .collect();
+        TriangleTree(RTree::bulk_load(refs))
+    }
+
+    /// Indices of the triangles whose bounding boxes meet the box `(lo, hi)`.
+    pub fn overlapping(&self, lo: [f64; 3], hi: [f64; 3]) -> impl Iterator<Item = usize> + '_ {
+        self.0.locate_in_envelope_intersecting(AABB::from_corners(lo, hi)).map(|t| t.index)
+    }
+
+    /// Approximate bytes held: one reference per triangle plus the tree's nodes.
+    pub fn memory_bytes(&self) -> usize {
+        // An R*-tree node holds up to 6 children; nodes add about a fifth to the leaves.
+        self.0.size() * std::mem::size_of::<TriangleRef>() * 6 / 5
+    }
+}
+
+/// The point of a mesh nearest to a query point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Closest {
+    /// Signed distance: negative inside the solid.
+    pub distance: f64,
+    /// Outward unit normal at the closest point (the distance's gradient): the face normal on a
+    /// face, the direction from the closest point to the query (outside) or back (inside) on an
+    /// edge or vertex.
+    pub normal: Vector3<f64>,
+    /// The closest point on the surface.
+    pub point: Vector3<f64>,
+}
+
+/// Distances below this fraction of the mesh radius count as on the surface, where the direction
+/// to the closest point is undefined and the pseudo-normal is used.
+const ON_SURFACE: f64 = 1e-12;
+
+impl ClosedMesh {
+    /// Signed distance from body-frame point `p` to the surface, with its normal and closest
+    /// point; `None` when `p` is farther than `reach` outside (a cheap bounds test first).
+    pub fn closest(&self, p: &Vector3<f64>, reach: f64) -> Option<Closest> {
+        let (lo, hi) = &self.bounds;
+        if (lo - p).sup(&(p - hi)).sup(&Vector3::zeros()).norm() > reach {
+            return None;
+        }
+        let x = [p.x, p.y, p.z];
+        let nearest = self.tree.0.nearest_neighbor(x)?;
+        let (t, corners) = (nearest.index, nearest.corners);
+        let (feature, _) = closest_feature(x, &corners);
+        let w = evaluate::<f64>(feature, 1.0, x, &corners).weights;
+        let point = (0..3).map(|k| w[k] * Vector3::from(corners[k])).sum::<Vector3<f64>>();
+        let pseudo = match feature {
+            Feature::Face => self.face_normals[t],
+            Feature::Edge(k) => self.edge_normals[t][k as usize],
+            Feature::Vertex(k) => self.vertex_normals[self.triangles[t][k as usize]],
+        };
+        let diff = p - point;
+        let length = diff.norm();
+        let (distance, normal) = match feature {
+            // The plane distance is signed by the face's own orientation.
+            Feature::Face => (diff.dot(&pseudo), pseudo),
+            _ if length > ON_SURFACE * self.radius => {
+                let sign = if diff.dot(&pseudo) < 0.0 { -1.0 } else { 1.0 };
+                (sign * length, diff * (sign / length))
+            }
+            _ => (0.0, pseudo),
+        };
+        (distance <= reach).then_some(Closest { distance, normal, point })
+    }
+}
