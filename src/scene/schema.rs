@@ -854,6 +854,10 @@ pub struct NonsmoothSpec {
     /// needs `solver: Admm`).
     #[serde(default)]
     pub nodal_integrator: NodalIntegratorSpec,
+    /// Rigid bodies: solve each island (contacts sharing no dynamic body) as its own problem, in
+    /// parallel; `false` solves one problem for all contacts.
+    #[serde(default = "yes")]
+    pub islands: bool,
 }
 
 /// The time integrator of nodal bodies in the nonsmooth pipeline.
@@ -948,6 +952,7 @@ impl Default for NonsmoothSpec {
             newton_iterations: default_newton_iterations(),
             admm: AdmmSpec::default(),
             nodal_integrator: NodalIntegratorSpec::default(),
+            islands: true,
         }
     }
 }

@@ -20,6 +20,7 @@ mod admm_integrator;
 pub mod assemble;
 mod attached;
 pub mod detect;
+pub mod islands;
 pub mod nodal;
 mod nodal_elastic;
 pub mod warm;
@@ -207,6 +208,7 @@ impl NonsmoothPipeline {
         predict_rigid(model, bodies, t, h);
         let clock = Instant::now();
         let contacts = detect::detect(model, bodies, t, h, self.spec.contact_margin);
+        let (contacts, islands) = islands::group(model, contacts);
         let detection_s = clock.elapsed().as_secs_f64();
         let mut stats =
             StepStats { substeps: 1, converged: true, active_contacts: contacts.len(), ..Default::default() };
@@ -241,7 +243,14 @@ impl NonsmoothPipeline {
                 self.r.fill(0.0);
             }
             let opts = self.options();
-            let report = solve(self.spec.solver, &problem, &mut self.r, &mut self.u, &opts);
+            let solver = self.spec.solver;
+            let report = if self.spec.islands && islands.len() > 1 {
+                islands::solve(&problem, &islands, &mut self.r, &mut self.u, &opts, |p, r, u, o| {
+                    solve(solver, p, r, u, o)
+                })
+            } else {
+                solve(solver, &problem, &mut self.r, &mut self.u, &opts)
+            };
             stats.solver_iterations = report.iterations;
             stats.final_residual = report.residual_rel;
             stats.linear_solve_s = report.time.as_secs_f64();
