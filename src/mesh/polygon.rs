@@ -44,8 +44,9 @@ pub fn triangulate(p: &[[f64; 2]]) -> Result<Vec<[usize; 3]>, PolygonError> {
         let ear = (0..n).find(|&k| {
             let (a, b, c) = (left[(k + n - 1) % n], left[k], left[(k + 1) % n]);
             // A strictly convex corner whose triangle holds no other remaining point.
-            cross(p[a], p[b], p[c]) > 1e-12 * scale * scale
-                && left.iter().all(|&o| o == a || o == b || o == c || !in_triangle(p[o], p[a], p[b], p[c]))
+            let eps = 1e-12 * scale * scale;
+            cross(p[a], p[b], p[c]) > eps
+                && left.iter().all(|&o| o == a || o == b || o == c || !in_triangle(p[o], p[a], p[b], p[c], eps))
         });
         let Some(k) = ear else {
             return Err(PolygonError::NotSimple(left));
@@ -57,9 +58,11 @@ pub fn triangulate(p: &[[f64; 2]]) -> Result<Vec<[usize; 3]>, PolygonError> {
     Ok(tris)
 }
 
-/// Whether `x` lies in the closed counter-clockwise triangle `(a, b, c)`.
-fn in_triangle(x: [f64; 2], a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> bool {
-    cross(a, b, x) >= 0.0 && cross(b, c, x) >= 0.0 && cross(c, a, x) >= 0.0
+/// Whether `x` lies in the counter-clockwise triangle `(a, b, c)` or within `eps` (a doubled
+/// area) of its boundary: a point on the cut `c a`, up to rounding, must stop the cut, or the
+/// last triangle left may be flat.
+fn in_triangle(x: [f64; 2], a: [f64; 2], b: [f64; 2], c: [f64; 2], eps: f64) -> bool {
+    cross(a, b, x) >= -eps && cross(b, c, x) >= -eps && cross(c, a, x) >= -eps
 }
 
 /// The closed surface of the simple polygon `p` (xy plane) extruded from `z = -half_length` to
@@ -99,6 +102,39 @@ mod tests {
             assert!(tris.iter().all(|t| cross(profile[t[0]], profile[t[1]], profile[t[2]]) > 0.0));
             assert!((area - 5.0).abs() < 1e-12, "{area}");
         }
+    }
+
+    #[test]
+    fn a_notched_log_with_collinear_corners_gets_no_flat_triangle() {
+        // The Lincoln log of scripts/nonconvex_scenes.py: corners (0.255, 0.0075), (0.285, 0.0225)
+        // and (0.3, 0.03) lie on one line.
+        let (a, w, q, l, h) = (0.015, 0.03, 0.0075, 0.3, 0.03);
+        let b = l - a - w;
+        let p = [
+            [0.0, 0.0],
+            [a, 0.0],
+            [a, q],
+            [a + w, q],
+            [a + w, 0.0],
+            [b, 0.0],
+            [b, q],
+            [b + w, q],
+            [b + w, 0.0],
+            [l, 0.0],
+            [l, h],
+            [b + w, h],
+            [b + w, h - q],
+            [b, h - q],
+            [b, h],
+            [a + w, h],
+            [a + w, h - q],
+            [a, h - q],
+            [a, h],
+            [0.0, h],
+        ];
+        let tris = triangulate(&p).unwrap();
+        assert_eq!(tris.len(), p.len() - 2);
+        assert!(tris.iter().all(|t| cross(p[t[0]], p[t[1]], p[t[2]]) > 1e-9), "{tris:?}");
     }
 
     #[test]

@@ -43,13 +43,7 @@ impl RigidBody {
         orientation: UnitQuaternion<f64>,
     ) -> (RigidBody, Vector3<f64>) {
         let mp = MassProperties::from_shape(&shape, density);
-        let shape = match shape {
-            RigidShape::ConvexMesh(m) if mp.center.norm() > 0.0 => RigidShape::ConvexMesh(m.recentered(&mp.center)),
-            RigidShape::NonConvex(m) if mp.center.norm() > 0.0 => {
-                RigidShape::NonConvex(std::sync::Arc::new(m.recentered(&mp.center)))
-            }
-            s => s,
-        };
+        let shape = shape.recentered(&mp.center);
         let body = RigidBody {
             shape,
             mass: mp.mass,

@@ -55,6 +55,8 @@ pub struct ClosedMesh {
     /// Edges where the surface bends (dihedral angle above [`CREASE_ANGLE`]): the places, besides
     /// vertices, where this body can touch a flat face of another.
     pub creases: Vec<[usize; 2]>,
+    /// Whether edge `k` (corner `k` to `k + 1`) of each triangle is a crease.
+    pub is_crease: Vec<[bool; 3]>,
     /// Axis-aligned bounds in the body frame (min, max).
     pub bounds: (Vector3<f64>, Vector3<f64>),
     /// Largest distance of a vertex from the body origin.
@@ -71,9 +73,12 @@ impl PartialEq for ClosedMesh {
     }
 }
 
-/// Dihedral angles below this (radians) leave an edge smooth: the two triangles are one flat
-/// face for contact purposes (a triangulated quad's diagonal), so its points are never sampled.
-pub const CREASE_ANGLE: f64 = 1e-3;
+/// Dihedral angles below this (radians, 25°) leave an edge smooth: a triangulated flat face's
+/// diagonals (0°), and the edges of a tessellated curved surface (a sphere or a cylinder of 16 or
+/// more segments bends by 22.5° or less per edge), which its vertices sample to within the
+/// tessellation's own error. Sharp features (a box's 90°, a notch, a prism of up to 14 sides)
+/// are creases and get sampled along their length.
+pub const CREASE_ANGLE: f64 = 25.0 * std::f64::consts::PI / 180.0;
 
 /// Relative size (times the longest edge of the triangle) below which a cross product counts as
 /// zero: far above rounding for coordinates of any size, far below a modelled sliver.
@@ -126,6 +131,7 @@ impl ClosedMesh {
             .map(|t| (vertices[t[1]] - vertices[t[0]]).cross(&(vertices[t[2]] - vertices[t[0]])).normalize())
             .collect();
         let mut edge_normals = vec![[Vector3::zeros(); 3]; triangles.len()];
+        let mut is_crease = vec![[false; 3]; triangles.len()];
         let mut creases = Vec::new();
         for (t, tri) in triangles.iter().enumerate() {
             for k in 0..3 {
@@ -133,6 +139,7 @@ impl ClosedMesh {
                 edge_normals[t][k] = (face_normals[t] + face_normals[other]).normalize();
                 let bend = face_normals[t].dot(&face_normals[other]).clamp(-1.0, 1.0).acos();
                 let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                is_crease[t][k] = bend > CREASE_ANGLE;
                 if a < b && bend > CREASE_ANGLE {
                     creases.push([a, b]);
                 }
@@ -158,6 +165,7 @@ impl ClosedMesh {
             edge_normals,
             vertex_normals,
             creases,
+            is_crease,
             bounds: (lo, hi),
             radius,
             build_seconds: 0.0,
@@ -173,12 +181,34 @@ impl ClosedMesh {
         ClosedMesh { vertices, bounds: (self.bounds.0 - center, self.bounds.1 - center), radius, tree, ..self.clone() }
     }
 
+    /// The vertices and creases of the triangles whose bounding boxes meet the box `(lo, hi)`
+    /// (body frame), each once, in increasing order: what can touch a body inside that box.
+    pub fn skeleton_in(&self, lo: Vector3<f64>, hi: Vector3<f64>) -> (Vec<usize>, Vec<[usize; 2]>) {
+        let (mut verts, mut edges) = (Vec::new(), Vec::new());
+        for t in self.tree.overlapping(lo.into(), hi.into()) {
+            let tri = self.triangles[t];
+            verts.extend_from_slice(&tri);
+            for k in 0..3 {
+                let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                if self.is_crease[t][k] {
+                    edges.push([a.min(b), a.max(b)]);
+                }
+            }
+        }
+        verts.sort_unstable();
+        verts.dedup();
+        edges.sort_unstable();
+        edges.dedup();
+        (verts, edges)
+    }
+
     /// Bytes held by the mesh and its distance tree (what `fricsim check` reports).
     pub fn memory_bytes(&self) -> usize {
         let v3 = std::mem::size_of::<Vector3<f64>>();
         self.vertices.len() * 2 * v3
             + self.triangles.len() * (std::mem::size_of::<[usize; 3]>() + 4 * v3)
             + self.creases.len() * std::mem::size_of::<[usize; 2]>()
+            + self.is_crease.len() * 3
             + self.tree.memory_bytes()
     }
 }

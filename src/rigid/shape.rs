@@ -45,6 +45,21 @@ impl RigidShape {
         }
     }
 
+    /// The same shape moved by `-center` (so that a center of mass at `center` comes to the
+    /// origin); primitives are centered already and come back unchanged. A centre closer to the
+    /// origin than rounding (1e-12 of the shape's size) is left alone, so a shape recentered
+    /// once is not copied again.
+    pub fn recentered(self, center: &Vector3<f64>) -> RigidShape {
+        if center.norm() <= 1e-12 * self.bounding_radius() {
+            return self;
+        }
+        match self {
+            RigidShape::ConvexMesh(m) => RigidShape::ConvexMesh(m.recentered(center)),
+            RigidShape::NonConvex(m) => RigidShape::NonConvex(Arc::new(m.recentered(center))),
+            s => s,
+        }
+    }
+
     /// A closed, outward-oriented triangle mesh of the surface (for output, and to check the
     /// polyhedral mass properties against the closed forms). `segments` is the number of divisions
     /// around a circle (at least 3); rings along a half circle are `segments / 2`.

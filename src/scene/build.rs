@@ -93,13 +93,14 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     let mut kinematic = Vec::new();
     let mut rigids = Vec::new();
     let mut rigid_state = Vec::new();
+    let mut shapes = rigid::ShapeCache::default();
     let (mut cloths, mut rod_bundles, mut rod_frames) = (Vec::new(), Vec::new(), Vec::new());
     for (b, body) in scene.bodies.iter().enumerate() {
         let field = format!("bodies[{b}]");
         let spec = match body {
             BodySpec::Solid(spec) => spec,
             BodySpec::Rigid(spec) => {
-                let (model, state) = rigid::build(loaded, &field, spec, mat_index(&spec.material))?;
+                let (model, state) = rigid::build(loaded, &field, spec, mat_index(&spec.material), &mut shapes)?;
                 rigids.push(model);
                 rigid_state.push(state);
                 continue;

@@ -6,8 +6,9 @@ use super::{LoadedScene, SceneError, error_at};
 use crate::friction::texture::StructureTexture;
 use crate::mesh::TriMesh;
 use crate::model::{Rigid, Structure, TexturedSurface};
-use crate::rigid::{ClosedMesh, ConvexMesh, RigidBody, RigidShape};
+use crate::rigid::{ClosedMesh, ConvexMesh, MassProperties, RigidBody, RigidShape};
 use nalgebra::{Quaternion, Rotation3, UnitQuaternion, Vector3};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Segments around a circle in the output surfaces of round shapes.
@@ -76,12 +77,41 @@ fn read_mesh(loaded: &LoadedScene, field: &str, path: &str, scale: f64) -> Resul
     Ok(mesh)
 }
 
+/// Shapes by their spec, centered on their center of mass: bodies that share a mesh file or a
+/// profile share one shape (a non-convex mesh's distance tree is built once) and the file is
+/// read once.
+#[derive(Default)]
+pub struct ShapeCache(HashMap<String, (RigidShape, Vector3<f64>, Option<TriMesh>)>);
+
+impl ShapeCache {
+    /// The recentered shape of `spec`, where its center of mass was in its own coordinates, and
+    /// a `Mesh` shape's surface as read.
+    fn get(
+        &mut self,
+        loaded: &LoadedScene,
+        field: &str,
+        spec: &RigidShapeSpec,
+    ) -> Result<(RigidShape, Vector3<f64>, Option<TriMesh>), SceneError> {
+        let key = format!("{spec:?}");
+        if let Some(found) = self.0.get(&key) {
+            return Ok(found.clone());
+        }
+        let (s, surface) = shape(loaded, field, spec)?;
+        // The center of mass does not depend on the (uniform) density.
+        let center = MassProperties::from_shape(&s, 1.0).center;
+        let entry = (s.recentered(&center), center, surface);
+        self.0.insert(key, entry.clone());
+        Ok(entry)
+    }
+}
+
 /// The model part and the initial state of one rigid body.
 pub fn build(
     loaded: &LoadedScene,
     field: &str,
     spec: &RigidSpec,
     material: Option<usize>,
+    cache: &mut ShapeCache,
 ) -> Result<(Rigid, RigidBody), SceneError> {
     let file = &loaded.path;
     let material = material.ok_or_else(|| error_at(file, &format!("{field}.material"), "unknown material"))?;
@@ -104,8 +134,10 @@ pub fn build(
             spec.rotation,
         ))),
     };
-    let (shape, surface) = shape(loaded, field, &spec.shape)?;
-    let (mut body, origin) = RigidBody::from_density(shape, density, Vector3::from(spec.position), orientation);
+    let (shape, center, surface) = cache.get(loaded, field, &spec.shape)?;
+    let position = Vector3::from(spec.position) + orientation * center;
+    let (mut body, offset) = RigidBody::from_density(shape, density, position, orientation);
+    let origin = offset - center;
     if let Some(m) = mass {
         body = body.with_mass(m);
     }

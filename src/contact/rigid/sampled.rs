@@ -7,7 +7,7 @@
 //! edge of the other, so corners plus crease samples find every contact of a polyhedral pair; a
 //! crease is sampled only where it lies within the other body's bounding ball, at a spacing of
 //! [`SPACING`] times the smaller body's radius, so contact along an edge is resolved to that
-//! spacing. Two findings of one touch from both sides are merged, and points sharing one normal
+//! spacing. Two findings of one touch from both sides are merged, and points with normals within 30°
 //! are reduced to the 4 that span them, as for convex pairs.
 
 use super::ContactGeometry;
@@ -139,8 +139,20 @@ fn probe(
     margin: f64,
     spacing: f64,
 ) -> Vec<ContactGeometry> {
-    let sk = skeleton(a);
     let (center, reach) = (pb.translation.vector, b.bounding_radius() + margin);
+    let sk = match a {
+        // Only the part of a mesh near B: its triangles meeting the box around B's ball.
+        RigidShape::NonConvex(m) => {
+            let c = pa.inverse_transform_point(&center.into()).coords;
+            let (verts, creases) = m.skeleton_in(c.add_scalar(-reach), c.add_scalar(reach));
+            let v = &m.vertices;
+            Skeleton {
+                corners: verts.iter().map(|&i| (v[i], 0.0)).collect(),
+                segments: creases.iter().map(|&[i, j]| ([v[i], v[j]], 0.0)).collect(),
+            }
+        }
+        _ => skeleton(a),
+    };
     let mut found = Vec::new();
     let mut test = |q: Vector3<f64>, r: f64| {
         let local = pb.inverse_transform_point(&q.into()).coords;
@@ -202,12 +214,18 @@ fn merge(found: Vec<ContactGeometry>, spacing: f64) -> Vec<ContactGeometry> {
     kept
 }
 
-/// Points sharing one normal (a face resting on a face) reduced to the 4 that span them; the
-/// groups keep their order of first appearance.
+/// Normals within this angle of a group's first normal (cosine of 30°) join its group.
+const GROUP_COS: f64 = 0.866;
+
+/// Points with nearly one normal reduced to the 4 that span them: a face resting on a face, or
+/// a patch where two curved surfaces meet (their sample normals differ by the tessellation's
+/// angles; without grouping, two blobs approaching fast have hundreds of contacts within the
+/// step's travel). Groups take normals within 30° of their first one and keep their order of
+/// first appearance; faces of a box or an L, 90° apart, stay apart.
 fn reduce(found: Vec<ContactGeometry>) -> Vec<ContactGeometry> {
     let mut groups: Vec<Vec<ContactGeometry>> = Vec::new();
     for c in found {
-        match groups.iter_mut().find(|g| g[0].normal.dot(&c.normal) > 1.0 - 1e-9) {
+        match groups.iter_mut().find(|g| g[0].normal.dot(&c.normal) > GROUP_COS) {
             Some(g) => g.push(c),
             None => groups.push(vec![c]),
         }
