@@ -81,6 +81,13 @@ pub fn closest_feature(x: [f64; 3], t: &[[f64; 3]; 3]) -> (Feature, f64) {
     (Feature::Face, dist2(add(a, add(scale(ab, vb * inv), scale(ac, vc * inv)))))
 }
 
+/// The point of triangle `t` nearest to `x`, given its closest `feature` (from
+/// [`closest_feature`]).
+pub fn closest_point(feature: Feature, x: [f64; 3], t: &[[f64; 3]; 3]) -> [f64; 3] {
+    let w = evaluate::<f64>(feature, 1.0, x, t).weights;
+    std::array::from_fn(|i| w[0] * t[0][i] + w[1] * t[1][i] + w[2] * t[2][i])
+}
+
 /// Gap, normal and weights of a point against one triangle feature.
 #[derive(Debug, Clone, Copy)]
 pub struct Proximity<T> {

@@ -10,7 +10,7 @@
 //! asks only for sample points inside the other body's bounds.
 
 use super::closed_mesh::ClosedMesh;
-use crate::contact::point_triangle::{Feature, closest_feature, evaluate};
+use crate::contact::point_triangle::{Feature, closest_feature, closest_point};
 use nalgebra::Vector3;
 use rstar::{AABB, PointDistance, RTree, RTreeObject};
 
@@ -89,8 +89,7 @@ impl ClosedMesh {
         let nearest = self.tree.0.nearest_neighbor(x)?;
         let (t, corners) = (nearest.index, nearest.corners);
         let (feature, _) = closest_feature(x, &corners);
-        let w = evaluate::<f64>(feature, 1.0, x, &corners).weights;
-        let point = (0..3).map(|k| w[k] * Vector3::from(corners[k])).sum::<Vector3<f64>>();
+        let point = Vector3::from(closest_point(feature, x, &corners));
         let pseudo = match feature {
             Feature::Face => self.face_normals[t],
             Feature::Edge(k) => self.edge_normals[t][k as usize],

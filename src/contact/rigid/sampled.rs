@@ -13,7 +13,7 @@
 use super::ContactGeometry;
 use super::polyhedral::reduce_manifold;
 use crate::contact::collider::{Shape, local_sdf};
-use crate::contact::point_triangle::{closest_feature, evaluate};
+use crate::contact::point_triangle::{closest_feature, closest_point};
 use crate::rigid::RigidShape;
 use crate::rigid::hull::ConvexMesh;
 use nalgebra::{Isometry3, Vector3};
@@ -107,9 +107,7 @@ fn hull_distance(m: &ConvexMesh, p: &Vector3<f64>, reach: f64) -> Option<(f64, V
         .map(|t| (t, closest_feature(x, &t.map(|i| m.vertices[i].into()))))
         .min_by(|a, b| a.1.1.total_cmp(&b.1.1))
         .map(|(t, (f, _))| (t, f))?;
-    let corners = t.map(|i| m.vertices[i].into());
-    let w = evaluate::<f64>(feature, 1.0, x, &corners).weights;
-    let c: Vector3<f64> = (0..3).map(|k| w[k] * m.vertices[t[k]]).sum();
+    let c = Vector3::from(closest_point(feature, x, &t.map(|i| m.vertices[i].into())));
     let d = (p - c).norm();
     let n = if d > 0.0 { (p - c) / d } else { face.normal };
     (d <= reach).then_some((d, n))
