@@ -8,6 +8,9 @@
 //! over 500 steps of 1e-3 s, 1e-8 m on positions bound the difference with margin; angular
 //! velocities: 1e-8 m/s over the bodies' 0.02–0.05 m lever arms is up to 5e-7 rad/s, so 1e-6.
 
+#[path = "support/scene_run.rs"]
+mod scene_run;
+
 use fricsim::simulation::Simulation;
 
 fn sim(islands: bool) -> Simulation {
@@ -30,10 +33,7 @@ fn sim(islands: bool) -> Simulation {
     pipeline: Nonsmooth(solver: Auto, tolerance: 1e-9, max_iterations: 5000, islands: {islands}),
 )"#
     );
-    let loaded = fricsim::scene::parse_scene_str(&text, "test", std::path::Path::new("."), &[])
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    Simulation::new(model, state)
+    scene_run::simulation(&text)
 }
 
 #[test]

@@ -14,6 +14,9 @@
 //! - Threshold: tan θ ± 1e-3 as in `validation_rigid.rs` (sticking: no motion above 1e-6 m/s;
 //!   sliding: the analytic acceleration within 1 %).
 
+#[path = "support/scene_run.rs"]
+mod scene_run;
+
 use fricsim::rigid::{ClosedMesh, MeshDefect, RigidShape};
 use fricsim::simulation::Simulation;
 use nalgebra::Vector3;
@@ -42,17 +45,11 @@ fn scene_at(bodies: &str, colliders: &str, mu: f64, tolerance: f64) -> Simulatio
     pipeline: Nonsmooth(solver: Auto, tolerance: {tolerance:e}, max_iterations: 2000),
 )"#
     );
-    let loaded = fricsim::scene::parse_scene_str(&text, "test", std::path::Path::new("."), &[])
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    Simulation::new(model, state)
+    scene_run::simulation(&text)
 }
 
 fn run(s: &mut Simulation, seconds: f64) {
-    for _ in 0..(seconds / H).round() as usize {
-        let st = s.step().expect("finite state");
-        assert!(st.converged, "step {} failed: {:?}", s.state.step, st.failure);
-    }
+    scene_run::run_for(s, seconds, H);
 }
 
 /// World positions of a rigid body's mesh vertices.

@@ -13,6 +13,9 @@
 //!   `tan(angle) = mu_b^2 v_b / (mu_t^2 v_t)` (maximal dissipation on the ellipse); asserted to
 //!   1 % of the angle's tangent, far above the solver's 1e-6 error.
 
+#[path = "support/scene_run.rs"]
+mod scene_run;
+
 use fricsim::simulation::Simulation;
 use nalgebra::Vector3;
 
@@ -37,17 +40,11 @@ fn sim(theta_deg: f64, gamma_deg: f64, mu: f64, mu_t: f64, mu_b: f64) -> Simulat
 )"#,
         c.x, c.y, c.z
     );
-    let loaded = fricsim::scene::parse_scene_str(&text, "test", std::path::Path::new("."), &[])
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    Simulation::new(model, state)
+    scene_run::simulation(&text)
 }
 
 fn run(s: &mut Simulation, seconds: f64) {
-    for _ in 0..(seconds / H).round() as usize {
-        let st = s.step().expect("finite");
-        assert!(st.converged, "step {}: {:?}", s.state.step, st.failure);
-    }
+    scene_run::run_for(s, seconds, H);
 }
 
 fn threshold(mu_t: f64, mu_b: f64, gamma_deg: f64) -> f64 {

@@ -12,6 +12,9 @@
 //!   is exact for constant forces; positions (`x += h v_new`) lead by h v / 2 per unit time, a
 //!   relative error of h / t = 0.2 % after 0.5 s, and stop times are quantized to one step.
 
+#[path = "support/scene_run.rs"]
+mod scene_run;
+
 use fricsim::pipeline::StepStats;
 use fricsim::simulation::Simulation;
 use nalgebra::Vector3;
@@ -30,10 +33,7 @@ fn sim(body: &str, plane_rotation_deg: f64, mu: f64, solver: &str) -> Simulation
     pipeline: Nonsmooth(solver: {solver}, tolerance: 1e-7, max_iterations: 2000),
 )"#
     );
-    let loaded = fricsim::scene::parse_scene_str(&text, "test", std::path::Path::new("."), &[])
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    Simulation::new(model, state)
+    scene_run::simulation(&text)
 }
 
 fn step(s: &mut Simulation) -> StepStats {
