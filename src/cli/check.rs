@@ -99,7 +99,7 @@ fn shape_name(s: &crate::rigid::RigidShape) -> String {
              {:.0} kB)",
             m.vertices.len(),
             m.triangles.len(),
-            m.creases.len(),
+            m.crease_count(),
             1e3 * m.build_seconds,
             m.memory_bytes() as f64 / 1e3
         ),

@@ -52,10 +52,9 @@ pub struct ClosedMesh {
     pub edge_normals: Vec<[Vector3<f64>; 3]>,
     /// Angle-weighted pseudo-normal of each vertex.
     pub vertex_normals: Vec<Vector3<f64>>,
-    /// Edges where the surface bends (dihedral angle above [`CREASE_ANGLE`]): the places, besides
-    /// vertices, where this body can touch a flat face of another.
-    pub creases: Vec<[usize; 2]>,
-    /// Whether edge `k` (corner `k` to `k + 1`) of each triangle is a crease.
+    /// Whether edge `k` (corner `k` to `k + 1`) of each triangle is a crease: an edge where the
+    /// surface bends by more than [`CREASE_ANGLE`], a place besides vertices where this body can
+    /// touch a flat face of another.
     pub is_crease: Vec<[bool; 3]>,
     /// Axis-aligned bounds in the body frame (min, max).
     pub bounds: (Vector3<f64>, Vector3<f64>),
@@ -132,17 +131,12 @@ impl ClosedMesh {
             .collect();
         let mut edge_normals = vec![[Vector3::zeros(); 3]; triangles.len()];
         let mut is_crease = vec![[false; 3]; triangles.len()];
-        let mut creases = Vec::new();
-        for (t, tri) in triangles.iter().enumerate() {
+        for t in 0..triangles.len() {
             for k in 0..3 {
                 let other = neighbours[t][k];
                 edge_normals[t][k] = (face_normals[t] + face_normals[other]).normalize();
                 let bend = face_normals[t].dot(&face_normals[other]).clamp(-1.0, 1.0).acos();
-                let (a, b) = (tri[k], tri[(k + 1) % 3]);
                 is_crease[t][k] = bend > CREASE_ANGLE;
-                if a < b && bend > CREASE_ANGLE {
-                    creases.push([a, b]);
-                }
             }
         }
         let mut vertex_normals = vec![Vector3::zeros(); vertices.len()];
@@ -164,7 +158,6 @@ impl ClosedMesh {
             face_normals,
             edge_normals,
             vertex_normals,
-            creases,
             is_crease,
             bounds: (lo, hi),
             radius,
@@ -202,12 +195,16 @@ impl ClosedMesh {
         (verts, edges)
     }
 
+    /// How many edges are creases (each is flagged on both of its triangles).
+    pub fn crease_count(&self) -> usize {
+        self.is_crease.iter().flatten().filter(|&&c| c).count() / 2
+    }
+
     /// Bytes held by the mesh and its distance tree (what `fricsim check` reports).
     pub fn memory_bytes(&self) -> usize {
         let v3 = std::mem::size_of::<Vector3<f64>>();
         self.vertices.len() * 2 * v3
             + self.triangles.len() * (std::mem::size_of::<[usize; 3]>() + 4 * v3)
-            + self.creases.len() * std::mem::size_of::<[usize; 2]>()
             + self.is_crease.len() * 3
             + self.tree.memory_bytes()
     }

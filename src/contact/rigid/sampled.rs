@@ -11,11 +11,11 @@
 //! are reduced to the 4 that span them, as for convex pairs.
 
 use super::ContactGeometry;
+use super::hull_round::point_hull;
+use super::polyhedral::PosedHull;
 use super::polyhedral::reduce_manifold;
 use crate::contact::collider::{Shape, local_sdf};
-use crate::contact::point_triangle::{closest_feature, closest_point};
-use crate::rigid::RigidShape;
-use crate::rigid::hull::ConvexMesh;
+use crate::rigid::{ClosedMesh, RigidShape};
 use nalgebra::{Isometry3, Vector3};
 
 /// Crease sampling spacing relative to the smaller body's bounding radius.
@@ -31,7 +31,9 @@ struct Skeleton {
     segments: Vec<([Vector3<f64>; 2], f64)>,
 }
 
-fn skeleton(shape: &RigidShape) -> Skeleton {
+/// The skeleton of `shape`; of a mesh, only the part that can touch a body inside the box
+/// `(lo, hi)` of its body frame (its triangles meeting that box).
+fn skeleton(shape: &RigidShape, (lo, hi): (Vector3<f64>, Vector3<f64>)) -> Skeleton {
     let mesh = |v: &[Vector3<f64>], edges: &mut dyn Iterator<Item = [usize; 2]>| Skeleton {
         corners: v.iter().map(|p| (*p, 0.0)).collect(),
         segments: edges.map(|[a, b]| ([v[a], v[b]], 0.0)).collect(),
@@ -62,55 +64,65 @@ fn skeleton(shape: &RigidShape) -> Skeleton {
             mesh(&v, &mut edges)
         }
         RigidShape::ConvexMesh(m) => mesh(&m.vertices, &mut m.edges.iter().copied()),
-        RigidShape::NonConvex(m) => mesh(&m.vertices, &mut m.creases.iter().copied()),
+        RigidShape::NonConvex(m) => {
+            let (verts, creases) = m.skeleton_in(lo, hi);
+            let v = &m.vertices;
+            Skeleton {
+                corners: verts.iter().map(|&i| (v[i], 0.0)).collect(),
+                segments: creases.iter().map(|&[i, j]| ([v[i], v[j]], 0.0)).collect(),
+            }
+        }
     }
 }
 
-/// Signed distance and outward unit normal of `shape` at body-frame point `p`; `None` when `p` is
-/// farther than `reach` outside.
-fn signed_distance(shape: &RigidShape, p: &Vector3<f64>, reach: f64) -> Option<(f64, Vector3<f64>)> {
-    let analytic = |s: Shape| {
-        let (d, n) = local_sdf::<f64>(&s, [p.x, p.y, p.z]);
-        (d <= reach).then(|| (d, Vector3::from(n)))
-    };
-    match shape {
-        RigidShape::Sphere { radius } => analytic(Shape::Sphere { radius: *radius }),
-        RigidShape::Box { half } => analytic(Shape::Box { half: (*half).into() }),
-        RigidShape::Cylinder { radius, half_length } => {
-            analytic(Shape::Cylinder { radius: *radius, half_length: *half_length })
-        }
-        RigidShape::Capsule { radius, half_length } => {
-            let c = Vector3::new(0.0, 0.0, p.z.clamp(-half_length, *half_length));
-            let (r, d) = ((p - c).norm(), p - c);
-            let n = if r > 0.0 { d / r } else { Vector3::x() };
-            (r - radius <= reach).then_some((r - radius, n))
-        }
-        RigidShape::ConvexMesh(m) => hull_distance(m, p, reach),
-        RigidShape::NonConvex(m) => m.closest(p, reach).map(|c| (c.distance, c.normal)),
-    }
+/// A shape's signed distance in its body frame, prepared once per probe (a hull's planes and
+/// vertices are placed once, not at every sample).
+enum Distance<'a> {
+    Analytic(Shape),
+    Capsule { radius: f64, half_length: f64 },
+    Hull(PosedHull<'a>),
+    Mesh(&'a ClosedMesh),
 }
 
-/// Exact signed distance to a convex hull: the largest face-plane distance inside, the distance
-/// to the nearest triangle outside.
-fn hull_distance(m: &ConvexMesh, p: &Vector3<f64>, reach: f64) -> Option<(f64, Vector3<f64>)> {
-    let (face, plane) = m.faces.iter().map(|f| (f, f.normal.dot(p) - f.offset)).max_by(|a, b| a.1.total_cmp(&b.1))?;
-    if plane > reach {
-        return None;
+impl<'a> Distance<'a> {
+    fn of(shape: &'a RigidShape) -> Distance<'a> {
+        match shape {
+            RigidShape::Sphere { radius } => Distance::Analytic(Shape::Sphere { radius: *radius }),
+            RigidShape::Box { half } => Distance::Analytic(Shape::Box { half: (*half).into() }),
+            RigidShape::Cylinder { radius, half_length } => {
+                Distance::Analytic(Shape::Cylinder { radius: *radius, half_length: *half_length })
+            }
+            RigidShape::Capsule { radius, half_length } => {
+                Distance::Capsule { radius: *radius, half_length: *half_length }
+            }
+            RigidShape::ConvexMesh(_) => {
+                Distance::Hull(PosedHull::new(shape, &Isometry3::identity()).expect("a convex mesh has a hull"))
+            }
+            RigidShape::NonConvex(m) => Distance::Mesh(m),
+        }
     }
-    if plane <= 0.0 {
-        return Some((plane, face.normal));
+
+    /// Signed distance and outward unit normal at body-frame point `p`; `None` when `p` is
+    /// farther than `reach` outside.
+    fn at(&self, p: &Vector3<f64>, reach: f64) -> Option<(f64, Vector3<f64>)> {
+        let (d, n) = match self {
+            Distance::Analytic(s) => {
+                let (d, n) = local_sdf::<f64>(s, [p.x, p.y, p.z]);
+                (d, Vector3::from(n))
+            }
+            Distance::Capsule { radius, half_length } => {
+                let c = Vector3::new(0.0, 0.0, p.z.clamp(-half_length, *half_length));
+                let r = (p - c).norm();
+                (r - radius, if r > 0.0 { (p - c) / r } else { Vector3::x() })
+            }
+            Distance::Hull(h) => {
+                let (d, _, n) = point_hull(h, p);
+                (d, n)
+            }
+            Distance::Mesh(m) => return m.closest(p, reach).map(|c| (c.distance, c.normal)),
+        };
+        (d <= reach).then_some((d, n))
     }
-    let x = [p.x, p.y, p.z];
-    let (t, feature) = m
-        .triangles
-        .iter()
-        .map(|t| (t, closest_feature(x, &t.map(|i| m.vertices[i].into()))))
-        .min_by(|a, b| a.1.1.total_cmp(&b.1.1))
-        .map(|(t, (f, _))| (t, f))?;
-    let c = Vector3::from(closest_point(feature, x, &t.map(|i| m.vertices[i].into())));
-    let d = (p - c).norm();
-    let n = if d > 0.0 { (p - c) / d } else { face.normal };
-    (d <= reach).then_some((d, n))
 }
 
 /// Contacts between shape `a` at pose `pa` and shape `b` at pose `pb` (normal from B to A), gap
@@ -138,23 +150,14 @@ fn probe(
     spacing: f64,
 ) -> Vec<ContactGeometry> {
     let (center, reach) = (pb.translation.vector, b.bounding_radius() + margin);
-    let sk = match a {
-        // Only the part of a mesh near B: its triangles meeting the box around B's ball.
-        RigidShape::NonConvex(m) => {
-            let c = pa.inverse_transform_point(&center.into()).coords;
-            let (verts, creases) = m.skeleton_in(c.add_scalar(-reach), c.add_scalar(reach));
-            let v = &m.vertices;
-            Skeleton {
-                corners: verts.iter().map(|&i| (v[i], 0.0)).collect(),
-                segments: creases.iter().map(|&[i, j]| ([v[i], v[j]], 0.0)).collect(),
-            }
-        }
-        _ => skeleton(a),
-    };
+    // B's ball in A's frame bounds the part of A that can touch B.
+    let c = pa.inverse_transform_point(&center.into()).coords;
+    let sk = skeleton(a, (c.add_scalar(-reach), c.add_scalar(reach)));
+    let distance = Distance::of(b);
     let mut found = Vec::new();
     let mut test = |q: Vector3<f64>, r: f64| {
         let local = pb.inverse_transform_point(&q.into()).coords;
-        if let Some((d, n)) = signed_distance(b, &local, margin + r)
+        if let Some((d, n)) = distance.at(&local, margin + r)
             && d - r < margin
         {
             let n = pb.rotation * n;
@@ -235,7 +238,7 @@ fn reduce(found: Vec<ContactGeometry>) -> Vec<ContactGeometry> {
 /// `point` with unit normal `normal`: its vertices below the margin (a polyhedron's lowest points
 /// are vertices), reduced to the 4 that span them.
 pub fn mesh_plane(
-    m: &crate::rigid::ClosedMesh,
+    m: &ClosedMesh,
     pa: &Isometry3<f64>,
     point: &Vector3<f64>,
     normal: &Vector3<f64>,
