@@ -169,6 +169,7 @@ fn shipped_scenes_open_with_their_colliders() {
         ("scenes/validation/ramp10.ron", "0.3"),
         ("scenes/capsule_hopper.ron", "0.1"),
         ("scenes/cloth_on_box.ron", "0.2"),
+        ("scenes/joints_chain.ron", "0.5"),
     ] {
         let dir = tempfile::tempdir().expect("temp dir");
         let out = dir.path().join("run");

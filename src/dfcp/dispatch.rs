@@ -51,7 +51,7 @@ const AUTO_FB_STEPS: usize = 100;
 ///    (0.19) and Box_Stacks (0.02) are predicted, and found, to finish;
 /// 2. on a small problem (at most `fb_newton::DENSE_MAX` unknowns, where its Newton systems
 ///    are dense LUs of a fraction of a millisecond), Fischer–Burmeister Newton for up to
-///    `AUTO_FB_STEPS` steps: BoxesStack 6.8 ms against 10.5 ms for the ADMM, and the box-stack
+///    `AUTO_FB_STEPS` steps, once more from zero if it fails from a warm start: BoxesStack 6.8 ms against 10.5 ms for the ADMM, and the box-stack
 ///    scene's steps 0.08 against 0.12 ms (card house and capsule hopper unchanged);
 /// 3. the local ADMM where that did not finish: it converges on every shared problem, in tens
 ///    to a few thousand iterations (KaplasTower 40, Capsules 307, BoxesStack 1947 from a cold
@@ -90,16 +90,29 @@ pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions
     let from = if cold { " from zero" } else { "" };
     let probe = format!("gs {} sweeps (rel {:.1e})", gs.iterations, gs.residual_rel);
     if 3 * p.nc() <= fb_newton::DENSE_MAX {
-        let fb = fb_newton::solve(
-            p,
-            r,
-            u,
-            &SolverOptions { max_iter: AUTO_FB_STEPS.min(opts.max_iter - used), ..rest(used) },
-        );
-        used += fb.iterations;
-        if fb.converged || out_of_budget(used) {
-            let message = format!("{probe} then fb: {}", fb.message);
-            return done(fb, used, message);
+        // FB's merit function has stationary points that solve nothing, and a warm start can lead
+        // Newton to one: a two-box body welded by a joint landing on four contacts stalls at
+        // 1.4e-6 after 100 steps from the probe's iterate and converges in 10 from zero. So a
+        // warm FB that fails is tried once more from zero before the ADMM.
+        for restart in [false, true] {
+            if restart {
+                if cold {
+                    break;
+                }
+                r.fill(0.0);
+            }
+            let fb = fb_newton::solve(
+                p,
+                r,
+                u,
+                &SolverOptions { max_iter: AUTO_FB_STEPS.min(opts.max_iter - used), ..rest(used) },
+            );
+            used += fb.iterations;
+            if fb.converged || out_of_budget(used) {
+                let again = if restart { " from zero" } else { "" };
+                let message = format!("{probe} then fb{again}: {}", fb.message);
+                return done(fb, used, message);
+            }
         }
     }
     if cold {

@@ -255,6 +255,8 @@ pub struct Model {
     /// Triangle-mesh colliders (`Smooth` only), apart from the analytic ones.
     pub mesh_colliders: Vec<crate::contact::collider::MeshCollider>,
     pub rigids: Vec<Rigid>,
+    /// Bilateral joints between rigid bodies (or a body and the world).
+    pub joints: Vec<crate::rigid::joint::Joint>,
     pub cloths: Vec<Cloth>,
     pub rod_bundles: Vec<RodBundle>,
     pub friction: FrictionTable,

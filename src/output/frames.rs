@@ -3,6 +3,7 @@
 
 use super::OutputError;
 use super::colliders::{ColliderGeometry, collider_geometry};
+use super::joints::{JOINTS, joint_lines};
 use super::ply::write_ply;
 use super::pvd::PvdCollection;
 use super::vtu::{Cells, UnstructuredSnapshot, write_vtu};
@@ -136,9 +137,15 @@ impl FrameWriter {
         let collider_files = vec![None; colliders.len()];
         let series = std::collections::BTreeMap::new();
         if model.output.vtk {
-            let bodies: Vec<&str> = body_names(model).filter(|n| *n != CONTACTS).collect();
+            let bodies: Vec<&str> = body_names(model).filter(|n| ![CONTACTS, JOINTS].contains(n)).collect();
             let names: Vec<&str> = colliders.iter().map(|c| c.series.as_str()).collect();
-            super::paraview_script::write(out_dir, &bodies, &names, !model.rigids.is_empty())?;
+            super::paraview_script::write(
+                out_dir,
+                &bodies,
+                &names,
+                !model.rigids.is_empty(),
+                !model.joints.is_empty(),
+            )?;
         }
         Ok(FrameWriter {
             out_dir: out_dir.to_path_buf(),
@@ -248,6 +255,18 @@ impl FrameWriter {
             };
             files.push(self.write_series(CONTACTS, frame, &snap)?);
         }
+        if model.output.vtk && !model.joints.is_empty() {
+            let j = joint_lines(model, state);
+            let snap = UnstructuredSnapshot {
+                points: &j.points,
+                cells: Cells::Line(&j.lines),
+                point_vectors: vec![],
+                point_scalars: vec![],
+                cell_scalars: vec![("joint", &j.joint), ("kind", &j.kind), ("part", &j.part)],
+                cell_vectors: vec![],
+            };
+            files.push(self.write_series(JOINTS, frame, &snap)?);
+        }
         for (b, solid) in model.solids.iter().enumerate() {
             let range = solid.nodes.clone();
             let pts: Vec<[f64; 3]> = range.clone().map(|i| node(&state.q, i).into()).collect();
@@ -338,6 +357,7 @@ pub const CONTACTS: &str = "contacts";
 /// Names of every series this model writes.
 fn body_names(model: &Model) -> impl Iterator<Item = &str> {
     let contacts = (!model.rigids.is_empty()).then_some(CONTACTS);
+    let joints = (!model.joints.is_empty()).then_some(JOINTS);
     model
         .solids
         .iter()
@@ -346,6 +366,7 @@ fn body_names(model: &Model) -> impl Iterator<Item = &str> {
         .chain(model.cloths.iter().map(|c| c.name.as_str()))
         .chain(model.rod_bundles.iter().map(|b| b.name.as_str()))
         .chain(contacts)
+        .chain(joints)
 }
 
 /// Whether `name` is `<body>_<frame digits><ext>`, a frame file this writer names.

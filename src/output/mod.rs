@@ -16,6 +16,7 @@ pub mod csv_table;
 mod error;
 mod format;
 pub mod frames;
+pub mod joints;
 pub mod paraview_script;
 pub mod ply;
 pub mod pvd;

@@ -1,7 +1,7 @@
 //! `open_in_paraview.py`, written into every run folder: a ParaView Python script that opens the
 //! run with each body, collider and the contact points as pipeline objects of their own (from
 //! the per-series collections `vtk/<series>.pvd`): bodies coloured by speed, colliders as
-//! translucent grey geometry, contact forces as arrows. `paraview --script=open_in_paraview.py`
+//! translucent grey geometry, contact forces as arrows, joints as red lines. `paraview --script=open_in_paraview.py`
 //! opens it in the GUI; `pvbatch open_in_paraview.py out.png` renders the last frame to a PNG.
 
 use super::OutputError;
@@ -9,7 +9,8 @@ use super::atomic::write_bytes_atomically;
 use std::path::Path;
 
 const SCRIPT: &str = r#"# Opens this fricsim run in ParaView: bodies coloured by speed, colliders as translucent grey
-# geometry, contact forces as arrows; each is its own pipeline object, to hide or restyle.
+# geometry, contact forces as arrows, joints as red lines; each is its own pipeline object, to
+# hide or restyle.
 #   paraview --script=open_in_paraview.py
 #   pvbatch open_in_paraview.py last_frame.png     (renders the last frame to a PNG)
 import os
@@ -20,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BODIES = __BODIES__
 COLLIDERS = __COLLIDERS__
 CONTACTS = __CONTACTS__
+JOINTS = __JOINTS__
 
 
 def series(name):
@@ -48,6 +50,13 @@ if CONTACTS and os.path.exists(os.path.join(HERE, "vtk", "contacts.pvd")):
     arrows.ScaleArray = ["POINTS", "No scale array"]
     arrows.GlyphMode = "All Points"
     Show(arrows, view)
+if JOINTS:
+    # Arms from each body's center to the joint, and hinge axes, as thick red lines.
+    shown = Show(series("joints"), view)
+    ColorBy(shown, None)
+    shown.AmbientColor = [0.9, 0.1, 0.1]
+    shown.DiffuseColor = [0.9, 0.1, 0.1]
+    shown.LineWidth = 4.0
 scene = GetAnimationScene()
 scene.UpdateAnimationUsingDataTimeSteps()
 # Look from the front, slightly above (z is up in fricsim scenes), at everything.
@@ -72,11 +81,20 @@ fn py_list(names: &[&str]) -> String {
     format!("[{}]", quoted.join(", "))
 }
 
-/// Write `open_in_paraview.py` into `out_dir` for these body and collider series.
-pub fn write(out_dir: &Path, bodies: &[&str], colliders: &[&str], contacts: bool) -> Result<(), OutputError> {
+/// Write `open_in_paraview.py` into `out_dir` for these body and collider series, with the
+/// contact points' and the joints' series if the run writes them.
+pub fn write(
+    out_dir: &Path,
+    bodies: &[&str],
+    colliders: &[&str],
+    contacts: bool,
+    joints: bool,
+) -> Result<(), OutputError> {
+    let py_bool = |b: bool| if b { "True" } else { "False" };
     let text = SCRIPT
         .replace("__BODIES__", &py_list(bodies))
         .replace("__COLLIDERS__", &py_list(colliders))
-        .replace("__CONTACTS__", if contacts { "True" } else { "False" });
+        .replace("__CONTACTS__", py_bool(contacts))
+        .replace("__JOINTS__", py_bool(joints));
     write_bytes_atomically(&out_dir.join("open_in_paraview.py"), text.as_bytes())
 }

@@ -318,6 +318,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         }
         PipelineSpec::Nonsmooth(_) | PipelineSpec::Smooth(_) => 0.0,
     };
+    let joints = super::joints::build(&file, scene, &rigids, &rigid_state)?;
     let model = Model {
         name: scene.name.clone(),
         dt: scene.dt,
@@ -331,6 +332,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         collider_structure,
         mesh_colliders,
         rigids,
+        joints,
         cloths,
         rod_bundles,
         friction,

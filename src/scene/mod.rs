@@ -6,6 +6,7 @@
 
 pub mod build;
 pub mod error;
+mod joints;
 pub mod load;
 mod locate;
 pub mod overrides;

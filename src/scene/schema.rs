@@ -45,6 +45,9 @@ pub struct Scene {
     /// Analytic obstacles with prescribed motion.
     #[serde(default)]
     pub colliders: Vec<ColliderSpec>,
+    /// Bilateral joints between rigid bodies, or a rigid body and the world (`Nonsmooth`).
+    #[serde(default)]
+    pub joints: Vec<JointSpec>,
     /// The contact pipeline and its solver settings.
     pub pipeline: PipelineSpec,
     /// Which files to write.
@@ -1287,4 +1290,47 @@ impl Default for OutputSpec {
     fn default() -> Self {
         OutputSpec { vtk: true, ply: true, stats: true }
     }
+}
+
+/// A bilateral joint between the rigid bodies named `a` and `b`; without `b` (or `b: None`) the
+/// joint holds `a` to the world. Points and axes are world coordinates at t = 0 (each body keeps
+/// them in its own frame from then on).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum JointSpec {
+    /// The bodies share the point `point` (m) and turn freely about it.
+    Ball {
+        a: String,
+        #[serde(default)]
+        b: Option<String>,
+        point: Vec3,
+    },
+    /// The bodies share the line through `point` along `axis` and turn about it only.
+    Hinge {
+        a: String,
+        #[serde(default)]
+        b: Option<String>,
+        point: Vec3,
+        axis: Vec3,
+        /// A velocity motor turning `a` relative to `b` about `axis`.
+        #[serde(default)]
+        motor: Option<MotorSpec>,
+    },
+    /// The bodies keep their relative pose of t = 0.
+    Fixed {
+        a: String,
+        #[serde(default)]
+        b: Option<String>,
+    },
+}
+
+/// A hinge motor: drives the spin of `a` relative to `b` about the axis (right hand) to `speed`
+/// with a torque of at most `max_torque`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MotorSpec {
+    /// Target speed in degrees per second.
+    pub speed: f64,
+    /// Largest torque in N m (> 0).
+    pub max_torque: f64,
 }

@@ -10,6 +10,8 @@ use nalgebra::{Rotation3, UnitQuaternion};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+mod joints;
+
 /// Upper bound on the tetrahedra of one procedural mesh (about 10 GB of model data).
 pub const MAX_TETS: usize = 50_000_000;
 
@@ -197,6 +199,7 @@ pub fn validate_with(scene: &Scene, base_dir: &Path, memory_limit: Option<u64>) 
     bodies(&mut c, scene, base_dir);
     colliders(&mut c, scene, base_dir);
     pipeline(&mut c, scene);
+    joints::joints(&mut c, scene);
     if let Some(limit) = memory_limit {
         c.memory(limit);
     }
@@ -488,6 +491,12 @@ fn friction(c: &mut Checks, s: &Scene) {
 fn unique_names<'a>(c: &mut Checks, names: impl Iterator<Item = (String, &'a str)>) {
     let mut seen: BTreeMap<&str, String> = BTreeMap::new();
     for (path, name) in names {
+        // These are the file names of the contact points' and the joints' series.
+        let series = [crate::output::frames::CONTACTS, crate::output::joints::JOINTS];
+        if path.starts_with("bodies") && series.contains(&name) {
+            let why = "is reserved for an output series (vtk/contacts_*.vtu, vtk/joints_*.vtu): choose another name";
+            c.push(format!("{path}.name"), Some(format!("{name:?}")), why);
+        }
         if let Some(first) = seen.get(name) {
             c.push(
                 format!("{path}.name"),

@@ -18,21 +18,34 @@ use crate::scene::schema::NonsmoothSpec;
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 use std::collections::BTreeMap;
 
-type Block = SMatrix<f64, 3, 6>;
+/// A contact's 3 rows over one body's 6 velocity entries.
+pub type Block = SMatrix<f64, 3, 6>;
+/// A body's inverse generalized mass `diag(1/m, (R I Rᵀ)⁻¹)` (zero for non-dynamic bodies).
+pub type Minv = SMatrix<f64, 6, 6>;
 
 /// The Jacobian rows of the step's contacts, grouped per dynamic body.
 pub struct ContactJacobian {
     /// Per contact: `(body, block)` for each dynamic participant (at most two).
     pub rows: Vec<[Option<(usize, Block)>; 2]>,
-    /// Per body: inverse generalized mass `diag(1/m, (R I Rᵀ)⁻¹)` (zero for non-dynamic bodies).
-    pub inverse_mass: Vec<SMatrix<f64, 6, 6>>,
+    /// Per body: inverse generalized mass.
+    pub inverse_mass: Vec<Minv>,
 }
 
-fn inverse_mass(b: &RigidBody) -> SMatrix<f64, 6, 6> {
-    let mut m = SMatrix::<f64, 6, 6>::zeros();
+fn inverse_mass(b: &RigidBody) -> Minv {
+    let mut m = Minv::zeros();
     m.fixed_view_mut::<3, 3>(0, 0).copy_from(&(Matrix3::identity() / b.mass));
     m.fixed_view_mut::<3, 3>(3, 3).copy_from(&b.world_inverse_inertia());
     m
+}
+
+/// Every body's inverse generalized mass at its current orientation (zero for scripted bodies:
+/// impulses do not move them).
+pub fn inverse_masses(model: &Model, bodies: &[RigidBody]) -> Vec<Minv> {
+    bodies
+        .iter()
+        .zip(&model.rigids)
+        .map(|(b, r)| if r.is_dynamic() { inverse_mass(b) } else { Minv::zeros() })
+        .collect()
 }
 
 /// World velocity of participant `p` at world point `x` at time `t`. A scripted participant that
@@ -56,7 +69,7 @@ pub(super) fn participant_velocity(
 }
 
 impl ContactJacobian {
-    pub fn new(model: &Model, bodies: &[RigidBody], contacts: &[Contact]) -> ContactJacobian {
+    pub fn new(model: &Model, bodies: &[RigidBody], contacts: &[Contact], inverse_mass: Vec<Minv>) -> ContactJacobian {
         let rows = contacts
             .iter()
             .map(|c| {
@@ -70,19 +83,19 @@ impl ContactJacobian {
                 [block(c.contact.a, 1.0), block(c.contact.b, -1.0)]
             })
             .collect();
-        let inverse_mass = bodies
-            .iter()
-            .zip(&model.rigids)
-            .map(|(b, r)| if r.is_dynamic() { inverse_mass(b) } else { SMatrix::zeros() })
-            .collect();
         ContactJacobian { rows, inverse_mass }
     }
 
-    /// `W = J M⁻¹ Jᵀ` as a sparse symmetric matrix (both triangles stored).
-    pub fn delassus(&self, n_bodies: usize) -> Csc {
+    /// The nonzero 3x3 blocks `(c, d)` of `J M⁻¹ Jᵀ` over the bodies not `skip`ped (bodies
+    /// linked by joints, whose part the joints give).
+    pub fn delassus_blocks(
+        &self,
+        n_bodies: usize,
+        skip: impl Fn(usize) -> bool,
+    ) -> BTreeMap<(usize, usize), Matrix3<f64>> {
         let mut per_body: Vec<Vec<(usize, Block)>> = vec![Vec::new(); n_bodies];
         for (c, row) in self.rows.iter().enumerate() {
-            for (i, blk) in row.iter().flatten() {
+            for (i, blk) in row.iter().flatten().filter(|(i, _)| !skip(*i)) {
                 per_body[*i].push((c, *blk));
             }
         }
@@ -96,16 +109,7 @@ impl ContactJacobian {
                 }
             }
         }
-        let n = 3 * self.rows.len();
-        let mut triplets = Vec::with_capacity(9 * blocks.len());
-        for ((c, d), w) in &blocks {
-            for i in 0..3 {
-                for j in 0..3 {
-                    triplets.push(faer::sparse::Triplet::new(3 * c + i, 3 * d + j, w[(i, j)]));
-                }
-            }
-        }
-        Csc::try_new_from_triplets(n, n, &triplets).expect("block indices are within the contact count")
+        blocks
     }
 
     /// `v += M⁻¹ Jᵀ r` for every dynamic body.
@@ -126,6 +130,20 @@ impl ContactJacobian {
     }
 }
 
+/// A sparse symmetric matrix of `nc` x `nc` blocks from its nonzero blocks.
+pub fn blocks_to_csc(nc: usize, blocks: &BTreeMap<(usize, usize), Matrix3<f64>>) -> Csc {
+    let n = 3 * nc;
+    let mut triplets = Vec::with_capacity(9 * blocks.len());
+    for ((c, d), w) in blocks {
+        for i in 0..3 {
+            for j in 0..3 {
+                triplets.push(faer::sparse::Triplet::new(3 * c + i, 3 * d + j, w[(i, j)]));
+            }
+        }
+    }
+    Csc::try_new_from_triplets(n, n, &triplets).expect("block indices are within the contact count")
+}
+
 /// Relative velocity of A with respect to B at a contact, in its frame (normal first).
 pub fn relative_velocity(model: &Model, bodies: &[RigidBody], c: &Contact, t: f64, h: f64) -> Vector3<f64> {
     let x = &c.contact.point;
@@ -134,14 +152,15 @@ pub fn relative_velocity(model: &Model, bodies: &[RigidBody], c: &Contact, t: f6
     c.contact.frame.transpose() * v
 }
 
-/// The local problem `u = W r + q` of the step. `bodies` hold the predicted velocities;
+/// The local problem `u = W r + q` of the step, with the Delassus operator `w` given.
+/// `bodies` hold the predicted velocities;
 /// `approach` is each contact's normal velocity at the start of the step (for restitution);
 /// the step runs from `t` over `h`.
 pub fn local_problem(
     model: &Model,
     bodies: &[RigidBody],
     contacts: &[Contact],
-    jac: &ContactJacobian,
+    w: Csc,
     approach: &[f64],
     (t, h): (f64, f64),
     spec: &NonsmoothSpec,
@@ -160,6 +179,5 @@ pub fn local_problem(
     }
     let cones = contacts.iter().map(|c| c.cone).collect();
     // Sizes come from the same contacts; what can fail is a non-finite value.
-    LocalProblem::new(jac.delassus(bodies.len()), q, cones)
-        .map_err(|e| format!("the contact problem is not finite: {e}"))
+    LocalProblem::new(w, q, cones).map_err(|e| format!("the contact problem is not finite: {e}"))
 }

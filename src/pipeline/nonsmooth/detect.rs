@@ -9,6 +9,7 @@ use crate::model::Model;
 use crate::rigid::RigidBody;
 use nalgebra::Vector3;
 use rayon::prelude::*;
+use std::collections::HashSet;
 
 /// A contact with its resolved friction law. `contact.frame` is the frame the cone is expressed
 /// in: the geometric frame, or the matchstick frame for an anisotropic pair.
@@ -56,7 +57,8 @@ pub fn structure(
 
 /// All contacts at time `t` with gap below `margin` plus the distance the pair can close over a
 /// step `h` at the bodies' current (predicted) velocities. Pairs of two non-dynamic bodies are
-/// skipped: nothing can be solved for them. Body pairs come from a sweep over bounding balls
+/// skipped: nothing can be solved for them; so are pairs a joint links: the joint holds them, and
+/// a contact where they meet at the joint would repeat its rows (a singular problem). Body pairs come from a sweep over bounding balls
 /// (see [`ball_pairs`]); the pairs' narrow phases run in parallel when there are many, and the
 /// contacts come out in the same order either way (body `i`'s pairs with `j > i`, then its
 /// colliders, for increasing `i`).
@@ -65,9 +67,11 @@ pub fn detect(model: &Model, bodies: &[RigidBody], t: f64, h: f64, margin: f64) 
     let dynamic = |i: usize| model.rigids[i].is_dynamic();
     let reach: Vec<f64> =
         bodies.iter().zip(&speed).map(|(b, s)| b.shape.bounding_radius() + 0.5 * margin + h * s).collect();
+    let linked: HashSet<(usize, usize)> =
+        model.joints.iter().filter_map(|j| j.b.map(|b| (j.a.min(b), j.a.max(b)))).collect();
     let mut tasks: Vec<(usize, Participant)> = ball_pairs(bodies, &reach)
         .into_iter()
-        .filter(|&(i, j)| dynamic(i) || dynamic(j))
+        .filter(|&(i, j)| (dynamic(i) || dynamic(j)) && !linked.contains(&(i, j)))
         .map(|(i, j)| (i, Participant::Body(j)))
         .collect();
     for i in (0..bodies.len()).filter(|&i| dynamic(i)) {

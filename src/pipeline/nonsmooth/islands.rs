@@ -19,11 +19,16 @@ use std::ops::Range;
 use std::time::Instant;
 
 /// The contacts reordered so that each island's contacts are contiguous, and the islands' ranges
-/// in that order. Islands come in the order of their first contact, contacts keep their order
-/// within an island, so the split is deterministic.
-pub fn group(model: &Model, contacts: Vec<Contact>) -> (Vec<Contact>, Vec<Range<usize>>) {
+/// in that order. Bodies a joint `links` share an island whatever touches them. Islands come in
+/// the order of their first contact, contacts keep their order within an island, so the split is
+/// deterministic.
+pub fn group(model: &Model, contacts: Vec<Contact>, links: &[(usize, usize)]) -> (Vec<Contact>, Vec<Range<usize>>) {
     let n = model.rigids.len();
     let mut parent: Vec<usize> = (0..n).collect();
+    for &(a, b) in links {
+        let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+        parent[ra.max(rb)] = ra.min(rb);
+    }
     let dynamic_body = |p: Participant| match p {
         Participant::Body(i) if model.rigids[i].is_dynamic() => Some(i),
         _ => None,
@@ -64,7 +69,8 @@ pub fn group(model: &Model, contacts: Vec<Contact>) -> (Vec<Contact>, Vec<Range<
     (sorted, ranges)
 }
 
-fn root(parent: &mut [usize], mut i: usize) -> usize {
+/// The root of `i` in a union-find forest, halving the path on the way.
+pub(super) fn root(parent: &mut [usize], mut i: usize) -> usize {
     while parent[i] != i {
         parent[i] = parent[parent[i]];
         i = parent[i];

@@ -21,6 +21,7 @@ pub mod assemble;
 mod attached;
 pub mod detect;
 pub mod islands;
+pub mod joints;
 pub mod nodal;
 mod nodal_elastic;
 pub mod warm;
@@ -35,6 +36,7 @@ use crate::rigid::RigidBody;
 use crate::scene::schema::{DfcpSolverSpec, NonsmoothSpec};
 use assemble::{ContactJacobian, local_problem, relative_velocity};
 use detect::Contact;
+use joints::JointSystem;
 use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 use std::time::Instant;
 use warm::WarmStart;
@@ -197,6 +199,10 @@ impl Pipeline for NonsmoothPipeline {
     }
 }
 
+/// Passes of a step's contact solve when the joints' motors change their active set after it
+/// (each pass settles at least one motor that the contacts moved; one is the rule).
+const MOTOR_PASSES: usize = 4;
+
 impl NonsmoothPipeline {
     /// The rigid bodies' step (time is advanced by the caller).
     fn rigid_step(&mut self, model: &Model, state: &mut State) -> StepStats {
@@ -206,72 +212,124 @@ impl NonsmoothPipeline {
         // contacts found below; keep the start velocities to evaluate them.
         let start_velocity: Vec<_> = bodies.iter().map(RigidBody::velocity).collect();
         predict_rigid(model, bodies, t, h);
+        let minv = assemble::inverse_masses(model, bodies);
+        let mut joints = JointSystem::new(model, bodies, &minv, h, true);
+        let mut stats = StepStats { substeps: 1, converged: true, ..Default::default() };
+        if !joints.settle_motors(bodies, &minv) {
+            stats.converged = false;
+            stats.failure = Some("joint motors: the active set of their torque limits did not settle".into());
+        }
         let clock = Instant::now();
         let contacts = detect::detect(model, bodies, t, h, self.spec.contact_margin);
-        let (contacts, islands) = islands::group(model, contacts);
-        let detection_s = clock.elapsed().as_secs_f64();
-        let mut stats =
-            StepStats { substeps: 1, converged: true, active_contacts: contacts.len(), ..Default::default() };
-        stats.detection_s = detection_s;
-        let nc = contacts.len();
-        if nc > 0 {
-            let predicted: Vec<_> = bodies.iter().map(RigidBody::velocity).collect();
+        let (contacts, islands) = islands::group(model, contacts, &joints.links());
+        stats.detection_s = clock.elapsed().as_secs_f64();
+        stats.active_contacts = contacts.len();
+        let predicted: Vec<_> = bodies.iter().map(RigidBody::velocity).collect();
+        let approach: Vec<f64> = if contacts.is_empty() {
+            Vec::new()
+        } else {
             for (b, v) in bodies.iter_mut().zip(&start_velocity) {
                 b.set_velocity(v);
             }
-            let approach: Vec<f64> = contacts.iter().map(|c| relative_velocity(model, bodies, c, t, h).x).collect();
+            let approach = contacts.iter().map(|c| relative_velocity(model, bodies, c, t, h).x).collect();
             for (b, v) in bodies.iter_mut().zip(&predicted) {
                 b.set_velocity(v);
             }
-            let clock = Instant::now();
-            let jac = ContactJacobian::new(model, bodies, &contacts);
-            let problem = match local_problem(model, bodies, &contacts, &jac, &approach, (t, h), &self.spec) {
-                Ok(p) => p,
-                Err(e) => {
-                    stats.converged = false;
-                    stats.failure = Some(e);
-                    return stats;
-                }
-            };
-            stats.assembly_s = clock.elapsed().as_secs_f64();
-            self.r.resize(3 * nc, 0.0);
-            self.u.resize(3 * nc, 0.0);
-            if self.spec.warm_start {
-                let radius = self.spec.contact_margin.max(1e-3);
-                stats.warm_started = self.warm.fill(&contacts, bodies, radius, &mut self.r);
-            } else {
-                self.r.fill(0.0);
+            approach
+        };
+        let jac = ContactJacobian::new(model, bodies, &contacts, minv.clone());
+        for pass in 0.. {
+            joints.begin_pass(bodies, &minv);
+            if !contacts.is_empty() {
+                self.solve_contacts(model, bodies, &contacts, &islands, &jac, &joints, &approach, (t, h), &mut stats);
+                joints.end_pass(bodies, &minv);
             }
-            let opts = self.options();
-            let solver = self.spec.solver;
-            let report = if self.spec.islands && islands.len() > 1 {
-                islands::solve(&problem, &islands, &mut self.r, &mut self.u, &opts, |p, r, u, o| {
-                    solve(solver, p, r, u, o)
-                })
-            } else {
-                solve(solver, &problem, &mut self.r, &mut self.u, &opts)
-            };
-            stats.solver_iterations = report.iterations;
-            stats.final_residual = report.residual_rel;
-            stats.linear_solve_s = report.time.as_secs_f64();
-            if !report.converged {
+            if !joints.update_motors(bodies, &minv) {
+                break;
+            }
+            if pass + 1 == MOTOR_PASSES {
                 stats.converged = false;
-                stats.failure = Some(format!("contact solver {report}"));
+                stats.failure =
+                    Some(format!("joint motors: their active set still changed after {MOTOR_PASSES} contact solves"));
+                break;
             }
-            jac.apply_impulses(&self.r, bodies);
+            for (b, v) in bodies.iter_mut().zip(&predicted) {
+                b.set_velocity(v);
+            }
+        }
+        if contacts.is_empty() {
+            self.warm.clear();
+            stats.min_gap = f64::INFINITY;
+        } else {
             stats.min_gap = contacts
                 .iter()
                 .enumerate()
                 .map(|(i, c)| c.contact.gap + h * self.u[3 * i])
                 .fold(f64::INFINITY, f64::min);
             self.warm.store(&contacts, &self.r, bodies);
-        } else {
-            self.warm.clear();
-            stats.min_gap = f64::INFINITY;
         }
         self.last = contact_points(&contacts, &self.r, h);
         advance_rigid_poses(model, bodies, t, h);
+        if !joints.is_empty() {
+            joints::project_positions(model, bodies, &minv);
+        }
         stats
+    }
+
+    /// The contact problem of the step at the joint-projected predicted velocities `bodies`
+    /// hold, solved and applied (`v += M⁻¹ Jᵀ r`).
+    #[allow(clippy::too_many_arguments)]
+    fn solve_contacts(
+        &mut self,
+        model: &Model,
+        bodies: &mut [RigidBody],
+        contacts: &[Contact],
+        islands: &[std::ops::Range<usize>],
+        jac: &ContactJacobian,
+        joints: &JointSystem,
+        approach: &[f64],
+        (t, h): (f64, f64),
+        stats: &mut StepStats,
+    ) {
+        let nc = contacts.len();
+        // Sized first: a problem refused below still leaves the step's forces and velocities
+        // (zero) for the caller's statistics.
+        self.r.resize(3 * nc, 0.0);
+        self.u.resize(3 * nc, 0.0);
+        let clock = Instant::now();
+        let mut blocks = jac.delassus_blocks(bodies.len(), |i| joints.joins(i));
+        joints.add_delassus(jac, bodies, &mut blocks);
+        let w = assemble::blocks_to_csc(nc, &blocks);
+        let problem = match local_problem(model, bodies, contacts, w, approach, (t, h), &self.spec) {
+            Ok(p) => p,
+            Err(e) => {
+                stats.converged = false;
+                stats.failure = Some(e);
+                return;
+            }
+        };
+        stats.assembly_s += clock.elapsed().as_secs_f64();
+        if self.spec.warm_start {
+            let radius = self.spec.contact_margin.max(1e-3);
+            stats.warm_started = self.warm.fill(contacts, bodies, radius, &mut self.r);
+        } else {
+            self.r.fill(0.0);
+        }
+        let opts = self.options();
+        let solver = self.spec.solver;
+        let report = if self.spec.islands && islands.len() > 1 {
+            islands::solve(&problem, islands, &mut self.r, &mut self.u, &opts, |p, r, u, o| solve(solver, p, r, u, o))
+        } else {
+            solve(solver, &problem, &mut self.r, &mut self.u, &opts)
+        };
+        stats.solver_iterations += report.iterations;
+        stats.final_residual = report.residual_rel;
+        stats.linear_solve_s += report.time.as_secs_f64();
+        if !report.converged {
+            stats.converged = false;
+            stats.failure = Some(format!("contact solver {report}"));
+        }
+        jac.apply_impulses(&self.r, bodies);
     }
 }
 
