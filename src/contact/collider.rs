@@ -55,7 +55,8 @@ impl Placement {
 }
 
 /// A triangle-mesh collider (`Smooth` pipeline: it generates an MLS field): its mesh in its own
-/// frame, placed and moved as the analytic colliders are.
+/// frame, placed and moved as the analytic colliders are, and optionally deforming by a
+/// per-vertex animation.
 #[derive(Debug, Clone)]
 pub struct MeshCollider {
     pub name: String,
@@ -65,6 +66,9 @@ pub struct MeshCollider {
     pub rotation: Matrix3<f64>,
     pub position: Vector3<f64>,
     pub motion: Motion,
+    /// Per-vertex animation in the collider's frame (`vertices` is its first frame), under the
+    /// placement's rigid motion.
+    pub animation: Option<std::sync::Arc<crate::model::animation::VertexAnimation>>,
 }
 
 impl MeshCollider {

@@ -6,6 +6,7 @@ mod ply_read;
 pub mod polygon;
 pub mod polyline_read;
 pub mod procedural;
+pub mod sequence;
 pub mod tet;
 pub mod thin;
 pub mod trimesh;

@@ -5,6 +5,7 @@
 //! per node (`3 i .. 3 i + 3` for global node `i`). Kinematic nodes keep their entries but are not
 //! unknowns: their velocity is prescribed each step.
 
+pub mod animation;
 pub mod motion;
 
 use crate::contact::collider::Collider;

@@ -2,8 +2,8 @@
 //! each collider is a triangle mesh in its own frame, posed at every frame by its script. A plane
 //! becomes a square patch around the scene (twice the extent of everything placed at t = 0, and
 //! at least 1 m across); boxes, spheres and cylinders are tessellated; a mesh collider is its own
-//! mesh. Each is its own series `collider_<name>`, with the cell scalar `collider` = 1, so it can
-//! be told apart and hidden. A collider that never moves is written once and listed at every
+//! mesh (an animated one at each frame's time). Each is its own series `collider_<name>`, with the
+//! cell scalar `collider` = 1, so it can be told apart and hidden. A collider that never moves is written once and listed at every
 //! frame.
 
 use crate::contact::collider::{Collider, Placement, Shape};
@@ -21,17 +21,28 @@ pub struct ColliderGeometry {
     /// Vertices in the collider's own frame, and triangles.
     pub local: Vec<Vector3<f64>>,
     pub triangles: Vec<[usize; 3]>,
-    /// Whether the collider's script moves it (otherwise one file serves every frame).
+    /// Whether the collider's script (or animation) moves it (otherwise one file serves every
+    /// frame).
     pub moves: bool,
+    /// An animated mesh's per-vertex animation, which replaces `local` at each frame's time.
+    pub animation: Option<std::sync::Arc<crate::model::animation::VertexAnimation>>,
 }
 
 /// Series-name prefix of the colliders.
 pub const PREFIX: &str = "collider_";
 
 impl ColliderGeometry {
-    /// World vertices at time `t`.
-    pub fn posed(&self, at: &Placement) -> Vec<[f64; 3]> {
-        self.local.iter().map(|x| (at.center + at.rotation * x).into()).collect()
+    /// World vertices at placement `at`, of time `t`.
+    pub fn posed(&self, at: &Placement, t: f64) -> Vec<[f64; 3]> {
+        let mut animated = Vec::new();
+        let local = match &self.animation {
+            Some(a) => {
+                a.positions(t, &mut animated);
+                &animated
+            }
+            None => &self.local,
+        };
+        local.iter().map(|x| (at.center + at.rotation * x).into()).collect()
     }
 }
 
@@ -41,13 +52,20 @@ pub fn collider_geometry(model: &Model, state: &State) -> Vec<ColliderGeometry> 
     let (centre, extent) = scene_bounds(model, state);
     let analytic = model.colliders.iter().map(|c| {
         let (local, triangles) = analytic_mesh(c, &centre, extent);
-        ColliderGeometry { series: format!("{PREFIX}{}", c.name), local, triangles, moves: !c.motion.is_fixed() }
+        ColliderGeometry {
+            series: format!("{PREFIX}{}", c.name),
+            local,
+            triangles,
+            moves: !c.motion.is_fixed(),
+            animation: None,
+        }
     });
     let meshes = model.mesh_colliders.iter().map(|m| ColliderGeometry {
         series: format!("{PREFIX}{}", m.name),
         local: m.vertices.clone(),
         triangles: m.triangles.clone(),
-        moves: !m.motion.is_fixed(),
+        moves: !m.motion.is_fixed() || m.animation.is_some(),
+        animation: m.animation.clone(),
     });
     analytic.chain(meshes).collect()
 }

@@ -326,7 +326,7 @@ impl FrameWriter {
                 files.push(file.clone());
                 continue;
             }
-            let pts = c.posed(&super::colliders::placement(model, k, state.time));
+            let pts = c.posed(&super::colliders::placement(model, k, state.time), state.time);
             let mark = vec![1.0; c.triangles.len()];
             let snap = UnstructuredSnapshot {
                 points: &pts,

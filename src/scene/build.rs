@@ -242,23 +242,24 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         .iter()
         .enumerate()
         .filter_map(|(k, c)| match c {
-            ColliderSpec::Mesh { name, material, path, scale, position, rotation, motion: mo } => {
-                Some((k, name, material, path, scale, position, rotation, mo))
+            ColliderSpec::Mesh { name, material, path, scale, position, rotation, motion: mo, animation } => {
+                Some((k, name, material, path, scale, position, rotation, mo, animation))
             }
             _ => None,
         })
-        .map(|(k, name, material, path, scale, position, rotation, mo)| {
-            let full = super::resolve_path(&loaded.base_dir, path);
-            let m = crate::mesh::read_tri_mesh(&full)
-                .map_err(|err| error_at(&loaded.path, &format!("colliders[{k}].path"), err.to_string()))?;
+        .map(|(k, name, material, path, scale, position, rotation, mo, animation)| {
+            let at = format!("colliders[{k}].path");
+            let (vertices, triangles, animation) =
+                mesh_collider_surface(loaded, &at, path, *scale, animation.as_ref())?;
             Ok(crate::contact::collider::MeshCollider {
                 name: name.clone(),
                 material: mat_index(material).unwrap_or(0),
-                vertices: m.vertices.iter().map(|v| v * *scale).collect(),
-                triangles: m.triangles,
+                vertices,
+                triangles,
                 rotation: rotation_from_degrees(*rotation),
                 position: Vector3::from(*position),
                 motion: motion(mo),
+                animation,
             })
         })
         .collect::<Result<Vec<_>, SceneError>>()?;
@@ -427,4 +428,39 @@ pub fn volume_zone(
         ));
     }
     Ok(zone)
+}
+
+/// A mesh collider's surface from its file, or from its numbered sequence with the animation
+/// they make (every frame scaled by `scale`).
+#[allow(clippy::type_complexity)]
+fn mesh_collider_surface(
+    loaded: &LoadedScene,
+    at: &str,
+    path: &str,
+    scale: f64,
+    animation: Option<&super::schema::AnimationSpec>,
+) -> Result<
+    (Vec<Vector3<f64>>, Vec<[usize; 3]>, Option<std::sync::Arc<crate::model::animation::VertexAnimation>>),
+    SceneError,
+> {
+    let fail = |e: String| error_at(&loaded.path, at, e);
+    let Some(spec) = animation else {
+        let m = crate::mesh::read_tri_mesh(&super::resolve_path(&loaded.base_dir, path))
+            .map_err(|e| fail(e.to_string()))?;
+        return Ok((m.vertices.iter().map(|v| v * scale).collect(), m.triangles, None));
+    };
+    let pattern = crate::mesh::sequence::FramePattern::parse(path)
+        .map_err(fail)?
+        .ok_or_else(|| fail("an animated mesh needs a numbered pattern such as \"hand_{:04}.obj\"".into()))?;
+    let (mut frames, triangles) =
+        crate::mesh::sequence::read_sequence(&pattern, |name| super::resolve_path(&loaded.base_dir, name))
+            .map_err(fail)?;
+    for f in &mut frames {
+        for v in f.iter_mut() {
+            *v *= scale;
+        }
+    }
+    let first = frames[0].clone();
+    let anim = crate::model::animation::VertexAnimation::new(frames, spec.fps, spec.looped, spec.interpolation);
+    Ok((first, triangles, Some(std::sync::Arc::new(anim))))
 }

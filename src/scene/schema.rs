@@ -658,7 +658,25 @@ pub enum ColliderSpec {
         rotation: Vec3,
         #[serde(default)]
         motion: MotionSpec,
+        /// Per-vertex animation: `path` is then a numbered pattern (`"hand_{:04}.obj"`), one
+        /// file per frame, all with the first frame's vertices and triangles.
+        #[serde(default)]
+        animation: Option<AnimationSpec>,
     },
+}
+
+/// How a numbered sequence of mesh files plays: frame `k` at `t = k / fps`; held after the last
+/// frame, or wrapping back to the first with `loop: true`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnimationSpec {
+    /// Frames per second (> 0).
+    pub fps: f64,
+    #[serde(default, rename = "loop")]
+    pub looped: bool,
+    /// `Linear` between frames, or `Smooth` (Catmull–Rom: velocities continuous).
+    #[serde(default)]
+    pub interpolation: crate::model::animation::Interpolation,
 }
 
 /// The contact pipeline.

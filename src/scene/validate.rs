@@ -695,6 +695,17 @@ fn thin_body(
     }
 }
 
+/// The scene's rigid bodies, in order.
+fn rigid_specs(s: &Scene) -> Vec<&RigidSpec> {
+    s.bodies
+        .iter()
+        .filter_map(|b| match b {
+            BodySpec::Rigid(r) => Some(r),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Rod roots attached to a body: it must be a rigid body, either dynamic (the roots ride on it)
 /// or kinematic with its whole motion in its script (no free spin on top of it). Rods exist only
 /// in the nonsmooth pipeline (`thin_body`), whose nodal step carries both kinds.
@@ -703,14 +714,7 @@ fn attach_to(c: &mut Checks, s: &Scene, p: &str, name: &str, root_motion: &Motio
     if *root_motion != MotionSpec::Fixed {
         c.push(&ap, Some(format!("{name:?}")), "give either `attach_to` or `root_motion`, not both");
     }
-    let rigids: Vec<&RigidSpec> = s
-        .bodies
-        .iter()
-        .filter_map(|b| match b {
-            BodySpec::Rigid(r) => Some(r),
-            _ => None,
-        })
-        .collect();
+    let rigids = rigid_specs(s);
     let Some(r) = rigids.iter().find(|r| r.name == name) else {
         let names: Vec<&str> = rigids.iter().map(|r| r.name.as_str()).collect();
         c.push(
@@ -1110,9 +1114,9 @@ fn colliders(c: &mut Checks, s: &Scene, base_dir: &Path) {
                 c.positive(&format!("{p}.length"), *length, " (m)");
                 (material, motion)
             }
-            ColliderSpec::Mesh { material, path, scale, motion, .. } => {
+            ColliderSpec::Mesh { material, path, scale, motion, animation, .. } => {
                 c.positive(&format!("{p}.scale"), *scale, "");
-                file(c, &format!("{p}.path"), path, &["ply", "obj"], "a `.ply` or `.obj` triangle mesh", base_dir);
+                mesh_collider_files(c, &p, path, animation.as_ref(), base_dir);
                 if !matches!(s.pipeline, PipelineSpec::Smooth(_)) {
                     c.push(
                         p.clone(),
@@ -1126,6 +1130,35 @@ fn colliders(c: &mut Checks, s: &Scene, base_dir: &Path) {
         };
         known_material(c, s, &format!("{p}.material"), material);
         motion(c, &format!("{p}.motion"), motion_spec);
+    }
+}
+
+/// A mesh collider's file, or with `animation` its numbered pattern, whose first frame (0, or 1
+/// if there is no 0) must exist; the others are read, and checked, when the scene is built.
+fn mesh_collider_files(c: &mut Checks, p: &str, path: &str, animation: Option<&AnimationSpec>, base_dir: &Path) {
+    let at = format!("{p}.path");
+    let what = "a `.ply` or `.obj` triangle mesh";
+    let pattern = match crate::mesh::sequence::FramePattern::parse(path) {
+        Ok(pattern) => pattern,
+        Err(why) => return c.push(at, Some(format!("{path:?}")), why),
+    };
+    match (pattern, animation) {
+        (None, None) => file(c, &at, path, &["ply", "obj"], what, base_dir),
+        (Some(_), None) => c.push(
+            at,
+            Some(format!("{path:?}")),
+            "a numbered pattern is a sequence of frames: give its `animation: (fps: ..)`, or name one file",
+        ),
+        (None, Some(_)) => c.push(
+            at,
+            Some(format!("{path:?}")),
+            "an animated mesh is a numbered sequence: write the frame number as `{}` or `{:04}` (\"hand_{:04}.obj\")",
+        ),
+        (Some(pattern), Some(a)) => {
+            c.positive(&format!("{p}.animation.fps"), a.fps, " (frames per second)");
+            let first = if resolve_path(base_dir, &pattern.name(0)).exists() { 0 } else { 1 };
+            file(c, &at, &pattern.name(first), &["ply", "obj"], what, base_dir);
+        }
     }
 }
 

@@ -98,9 +98,17 @@ impl Fields {
         Fields { surfaces, sides: HashMap::new(), cloths, rigid, meshes }
     }
 
-    pub fn update(&mut self, q: &[f64]) {
+    /// The fields at the start of the step `[t, t + h]`: the deformable surfaces at `q`, the
+    /// animated mesh colliders at their frame of time `t` with their velocities over the step.
+    pub fn update(&mut self, model: &Model, q: &[f64], t: f64, h: f64) {
         for s in self.surfaces.iter_mut().chain(&mut self.cloths) {
             s.update(q);
+        }
+        for (mesh, c) in self.meshes.iter_mut().zip(&model.mesh_colliders) {
+            if let Some(a) = &c.animation {
+                let (x, v) = a.step(t, h);
+                mesh.repose(&x, &v);
+            }
         }
     }
 }
@@ -298,7 +306,9 @@ impl Context<'_> {
         let at = c.placement(self.t);
         let Some((gap, n)) = mesh.distance_at(&at.center, &at.rotation, &x) else { return };
         let (frame, cone) = friction_law(model, (material, c.material), &n, None);
-        let v_col = c.motion.step(self.t, h).field_at_start().at(&x);
+        // The placement's motion, plus an animated mesh's own motion at the nearest surface point.
+        let own = at.rotation * mesh.velocity_at(&(at.rotation.transpose() * (x - at.center)));
+        let v_col = c.motion.step(self.t, h).field_at_start().at(&x) + own;
         self.push_scripted(vertex, (x, mass), FieldId::Mesh(k), (gap, frame, cone), v_col);
     }
 

@@ -130,7 +130,7 @@ impl Pipeline for SmoothPipeline {
         let (h, t0) = (model.dt, state.time);
         let mut stats = StepStats { substeps: 1, contact_iterations: 1, ..StepStats::default() };
         let start = Instant::now();
-        self.fields.update(&state.q);
+        self.fields.update(model, &state.q, t0, h);
         let layout = Layout::new(model, &state.rigid);
         let contacts = contacts::detect(model, &mut self.fields, &layout, (&state.q, &state.v, &state.rigid), t0, h);
         stats.detection_s = start.elapsed().as_secs_f64();

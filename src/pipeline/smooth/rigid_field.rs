@@ -3,11 +3,14 @@
 //!
 //! The surface is the shape's tessellation, refined until no edge is longer than the field's
 //! radius R (so that R exceeds half the largest triangle with room to spare, and the field is
-//! smooth over a box's large faces), in the body frame. The field never deforms: it is built
-//! once, and a world point is queried at its body-frame position `Rᵀ (x − p)`. The refined
+//! smooth over a box's large faces), in the body frame. A rigid body's field never deforms: it is
+//! built once, and a world point is queried at its body-frame position `Rᵀ (x − p)`. An animated
+//! mesh collider's is moved to the animation's vertices at the start of every step (the refined
+//! vertices are midpoints of its own, so they follow), carrying their velocities. The refined
 //! vertices are the body's contact points against colliders and the fields of solids.
 
 use crate::contact::implicit::{ImplicitSurface, Kernel};
+use crate::contact::point_triangle::{closest_feature, closest_point};
 use crate::rigid::body::RigidBody;
 use crate::rigid::shape::RigidShape;
 use nalgebra::{Matrix3, Vector3};
@@ -21,6 +24,12 @@ pub struct RigidSurface {
     /// Body-frame vertex positions, 3 per vertex: the field's "generalized positions".
     pub q: Vec<f64>,
     pub field: ImplicitSurface,
+    /// The two vertices each vertex added by the refinement is the midpoint of, in order: an
+    /// animated mesh's refined vertices follow its own.
+    parents: Vec<(usize, usize)>,
+    /// Per refined vertex, its velocity in the surface's frame (an animated mesh's over the
+    /// current step; empty for a surface that does not deform).
+    velocity: Vec<Vector3<f64>>,
 }
 
 impl RigidSurface {
@@ -40,10 +49,49 @@ impl RigidSurface {
     /// The field of a triangle mesh in its own frame (refined like a shape's tessellation: 000
     /// advises resampling static collision meshes to a uniform triangulation).
     pub fn from_mesh(v: Vec<Vector3<f64>>, t: Vec<[usize; 3]>, kernel: Kernel, radius: f64) -> RigidSurface {
-        let (v, t) = refine(v, t, radius);
+        let (v, t, parents) = refine(v, t, radius);
         let q: Vec<f64> = v.iter().flat_map(|x| [x.x, x.y, x.z]).collect();
         let field = ImplicitSurface::new(t, kernel, radius, &q);
-        RigidSurface { q, field }
+        RigidSurface { q, field, parents, velocity: Vec::new() }
+    }
+
+    /// Moves the mesh's own vertices to `x` with velocities `v` (an animated mesh at the start of
+    /// a step), the refined ones to their parents' midpoints, and rebuilds the field there.
+    pub fn repose(&mut self, x: &[Vector3<f64>], v: &[Vector3<f64>]) {
+        let own = x.len();
+        self.velocity.clear();
+        self.velocity.extend_from_slice(v);
+        for (k, p) in x.iter().enumerate() {
+            self.q[3 * k..3 * k + 3].copy_from_slice(p.as_slice());
+        }
+        for (j, &(a, b)) in self.parents.iter().enumerate() {
+            let k = own + j;
+            for d in 0..3 {
+                self.q[3 * k + d] = 0.5 * (self.q[3 * a + d] + self.q[3 * b + d]);
+            }
+            self.velocity.push(0.5 * (self.velocity[a] + self.velocity[b]));
+        }
+        self.field.update(&self.q);
+    }
+
+    /// The surface's own velocity (its frame's) at the surface point nearest to the frame point
+    /// `p`, interpolated in the nearest triangle among those within the field's radius; zero for
+    /// a surface that does not deform or where none is near.
+    pub fn velocity_at(&self, p: &Vector3<f64>) -> Vector3<f64> {
+        if self.velocity.is_empty() {
+            return Vector3::zeros();
+        }
+        let x = [p.x, p.y, p.z];
+        let corners = |k: usize| self.field.triangles[k].map(|i| [self.q[3 * i], self.q[3 * i + 1], self.q[3 * i + 2]]);
+        let nearest =
+            self.field.neighbours(x).map(|k| (k, closest_feature(x, &corners(k)).1)).min_by(|a, b| a.1.total_cmp(&b.1));
+        let Some((k, _)) = nearest else { return Vector3::zeros() };
+        let t = corners(k);
+        let (feature, _) = closest_feature(x, &t);
+        let c = Vector3::from(closest_point(feature, x, &t));
+        let w = barycentric(&c, &t.map(Vector3::from));
+        let tri = self.field.triangles[k];
+        w[0] * self.velocity[tri[0]] + w[1] * self.velocity[tri[1]] + w[2] * self.velocity[tri[2]]
     }
 
     /// Body-frame contact points.
@@ -72,17 +120,38 @@ impl RigidSurface {
     }
 }
 
+/// Barycentric weights of a point `c` of triangle `t` (least squares in the triangle's plane; a
+/// degenerate triangle gives its first corner).
+fn barycentric(c: &Vector3<f64>, t: &[Vector3<f64>; 3]) -> [f64; 3] {
+    let (e1, e2, d) = (t[1] - t[0], t[2] - t[0], c - t[0]);
+    let (a, b, cc) = (e1.dot(&e1), e1.dot(&e2), e2.dot(&e2));
+    let det = a * cc - b * b;
+    if det <= f64::EPSILON * a * cc {
+        return [1.0, 0.0, 0.0];
+    }
+    let (p, q) = (d.dot(&e1), d.dot(&e2));
+    let (u, w) = ((cc * p - b * q) / det, (a * q - b * p) / det);
+    [1.0 - u - w, u, w]
+}
+
 /// Split every triangle with an edge longer than `max_edge` into four at its edge midpoints,
 /// repeatedly. Midpoints are shared between the triangles of an edge; a neighbour left whole
 /// leaves a T-junction, which an MLS field (one sample per triangle) does not mind.
-fn refine(mut v: Vec<Vector3<f64>>, mut t: Vec<[usize; 3]>, max_edge: f64) -> (Vec<Vector3<f64>>, Vec<[usize; 3]>) {
+/// Returns the refined mesh and, for each added vertex in order, the two it is the midpoint of.
+#[allow(clippy::type_complexity)]
+fn refine(
+    mut v: Vec<Vector3<f64>>,
+    mut t: Vec<[usize; 3]>,
+    max_edge: f64,
+) -> (Vec<Vector3<f64>>, Vec<[usize; 3]>, Vec<(usize, usize)>) {
     let mut mid: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut parents = Vec::new();
     loop {
         let long =
             |tri: &[usize; 3], v: &[Vector3<f64>]| (0..3).any(|e| (v[tri[e]] - v[tri[(e + 1) % 3]]).norm() > max_edge);
         let splits = t.iter().filter(|tri| long(tri, &v)).count();
         if splits == 0 || t.len() + 3 * splits > MAX_TRIANGLES {
-            return (v, t);
+            return (v, t, parents);
         }
         let mut next = Vec::with_capacity(t.len() + 3 * splits);
         for tri in t {
@@ -95,6 +164,7 @@ fn refine(mut v: Vec<Vector3<f64>>, mut t: Vec<[usize; 3]>, max_edge: f64) -> (V
                 let (a, b) = (tri[e], tri[(e + 1) % 3]);
                 m[e] = *mid.entry((a.min(b), a.max(b))).or_insert_with(|| {
                     v.push(0.5 * (v[a] + v[b]));
+                    parents.push((a, b));
                     v.len() - 1
                 });
             }

@@ -7,14 +7,7 @@ pub(super) fn joints(c: &mut Checks, s: &Scene) {
     if s.joints.is_empty() {
         return;
     }
-    let rigids: Vec<&RigidSpec> = s
-        .bodies
-        .iter()
-        .filter_map(|b| match b {
-            BodySpec::Rigid(r) => Some(r),
-            _ => None,
-        })
-        .collect();
+    let rigids = super::rigid_specs(s);
     let pipeline_ok = matches!(s.pipeline, PipelineSpec::Nonsmooth(_));
     let nodal = s.bodies.iter().any(|b| !matches!(b, BodySpec::Rigid(_)));
     for (k, j) in s.joints.iter().enumerate() {
