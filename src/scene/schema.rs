@@ -781,6 +781,10 @@ pub struct SmoothFrictionSpec {
     /// Outer iterations of the solver (Staggered Projections: `k_max`).
     #[serde(default = "default_dfcp_iterations")]
     pub max_iterations: usize,
+    /// When polar Staggered Projections stops: `NaturalMap` (at `tolerance`), or 000's
+    /// `RelativeChange(1e-4)`, the friction impulse's relative change per outer iteration.
+    #[serde(default)]
+    pub stop: crate::dfcp::polar_sp::PolarStop,
 }
 
 impl Default for SmoothFrictionSpec {
@@ -789,6 +793,7 @@ impl Default for SmoothFrictionSpec {
             solver: SmoothFrictionSolver::default(),
             tolerance: default_dfcp_tolerance(),
             max_iterations: default_dfcp_iterations(),
+            stop: crate::dfcp::polar_sp::PolarStop::default(),
         }
     }
 }

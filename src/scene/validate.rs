@@ -1265,6 +1265,16 @@ fn smooth(c: &mut Checks, s: &Scene, sm: &SmoothSpec) {
     if sm.friction.max_iterations < 1 {
         c.push("pipeline.friction.max_iterations", Some(sm.friction.max_iterations.to_string()), "must be >= 1");
     }
+    if let crate::dfcp::polar_sp::PolarStop::RelativeChange(eps) = sm.friction.stop {
+        c.check("pipeline.friction.stop", eps, |e| e > 0.0 && e < 1.0, "RelativeChange(ε) needs 0 < ε < 1 (000: 1e-4)");
+        if sm.friction.solver != SmoothFrictionSolver::PolarStaggeredProjections {
+            c.push(
+                "pipeline.friction.stop",
+                Some(format!("RelativeChange({eps})")),
+                "000's stop rule is polar Staggered Projections' (the other solvers stop on the natural map)",
+            );
+        }
+    }
     c.non_negative("pipeline.prune", sm.prune);
     exact_coulomb_laws(c, s, "Smooth");
 }
