@@ -161,7 +161,12 @@ fn poisson_ratio_one_half_is_out_of_range() {
 #[test]
 fn negative_density() {
     let s = edited("density: 1000.0", "density: -1000.0");
-    expect_bad(&s, &[], Some("density"), &["materials.\"block\".density = -1000.0", "must be > 0"]);
+    expect_bad(
+        &s,
+        &[],
+        Some("density"),
+        &["materials.\"block\".density = -1000.0", "must be from 1e-6 to 1e6 (kg/m^3)"],
+    );
 }
 
 #[test]

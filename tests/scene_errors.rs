@@ -149,7 +149,15 @@ fn poisson_ratio_half_and_above() {
 #[test]
 fn negative_density() {
     let m = err(&edit("density: 1100.0", "density: -1100.0"));
-    assert_has(&m, &["scene.ron:8:20: materials.\"rubber\".density = -1100.0: must be > 0"]);
+    assert_has(&m, &["scene.ron:8:20: materials.\"rubber\".density = -1100.0: must be from 1e-6 to 1e6 (kg/m^3)"]);
+}
+
+/// A subnormal density is positive, but a body of it has no mass to speak of (its inverse
+/// overflows): refused by the range, naming the value.
+#[test]
+fn subnormal_density() {
+    let m = err(&edit("density: 1100.0", "density: 1e-320"));
+    assert_has(&m, &["scene.ron:8:20: materials.\"rubber\".density = ", "must be from 1e-6 to 1e6 (kg/m^3)"]);
 }
 
 #[test]

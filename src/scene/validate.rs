@@ -19,6 +19,14 @@ pub const MAX_TETS: usize = 50_000_000;
 pub const MIN_LENGTH: f64 = 1e-9;
 pub const MAX_LENGTH: f64 = 1e6;
 
+/// The densities a material may have (kg/m^3): far below any gas at room conditions to far above
+/// any solid. A subnormal density made massless rigid bodies and a non-finite contact problem.
+pub const MIN_DENSITY: f64 = 1e-6;
+pub const MAX_DENSITY: f64 = 1e6;
+/// The masses a rigid body may be given (kg): a nanometre speck of gas to a mountain.
+pub const MIN_MASS: f64 = 1e-30;
+pub const MAX_MASS: f64 = 1e15;
+
 /// Lower bounds of the memory one element takes in a run (bytes): a tetrahedron's energy,
 /// gradient, 12×12 Hessian and assembly slots (`cli::check::memory_estimate`), a triangle's
 /// 9×9 and a hinge's 12×12 share, a rod node's state, frames and contact records.
@@ -294,7 +302,8 @@ fn materials(c: &mut Checks, s: &Scene) {
     for (name, m) in &s.materials {
         let p = mat_path(name);
         if let Some(d) = m.density {
-            c.positive(&format!("{p}.density"), d, " (kg/m^3)");
+            let allowed = format!("must be from {MIN_DENSITY:e} to {MAX_DENSITY:e} (kg/m^3)");
+            c.check(&format!("{p}.density"), d, |d| (MIN_DENSITY..=MAX_DENSITY).contains(&d), &allowed);
         }
         if let Some(e) = m.youngs_modulus {
             c.positive(&format!("{p}.youngs_modulus"), e, " (Pa)");
@@ -781,7 +790,8 @@ fn rigid(c: &mut Checks, s: &Scene, p: &str, r: &RigidSpec, base_dir: &Path) {
     c.name(&format!("{p}.name"), &r.name, "a body name");
     known_material(c, s, &format!("{p}.material"), &r.material);
     if let Some(m) = r.mass {
-        c.positive(&format!("{p}.mass"), m, " (kg)");
+        let allowed = format!("must be from {MIN_MASS:e} to {MAX_MASS:e} (kg)");
+        c.check(&format!("{p}.mass"), m, |m| (MIN_MASS..=MAX_MASS).contains(&m), &allowed);
     }
     let sp = format!("{p}.shape");
     match &r.shape {
