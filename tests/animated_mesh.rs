@@ -211,3 +211,79 @@ fn the_animated_collider_is_written_at_each_frame() {
         assert!((corner[d] - expected[d]).abs() < 1e-12, "{corner:?} against {expected:?}");
     }
 }
+
+/// The keyframed press-and-drag of `scenes/dragged_block.ron` (2 mm down in 0.2 s, then 3 cm
+/// along x over 0.8 s) at time `t`.
+fn press_and_drag(t: f64) -> [f64; 3] {
+    if t <= 0.2 { [0.0, 0.0, -0.002 * t / 0.2] } else { [0.03 * (t - 0.2) / 0.8, 0.0, -0.002] }
+}
+
+/// A 6 cm plate over the block's top face (z = 0.04), moved by `press_and_drag`, one frame per
+/// step of 5 ms.
+fn write_pressing_plate(dir: &Path, seconds: f64) {
+    for k in 0..=(seconds / 0.005).round() as usize {
+        let [dx, dy, dz] = press_and_drag(k as f64 * 0.005);
+        let mut text = String::new();
+        for (x, y) in [(-0.03, -0.03), (0.03, -0.03), (0.03, 0.03), (-0.03, 0.03)] {
+            text += &format!("v {} {} {}\n", x + dx, y + dy, 0.04 + dz);
+        }
+        std::fs::write(dir.join(format!("top_{k:04}.obj")), text + "f 1 2 3\nf 1 3 4\n").unwrap();
+    }
+}
+
+/// The dragged block's top vertices driven by an animated plate they `follow` move the block as
+/// the same keyframes given as their `motion` do, to 1e-9 m over 0.3 s (pressing and the start
+/// of the drag), in the Smooth and in the Penalty pipeline: the frames fall on the steps, so
+/// each step's landing positions are the keyframes' up to round-off.
+#[test]
+fn a_region_following_an_animated_surface_moves_as_its_keyframes() {
+    let dir = tempfile::tempdir().unwrap();
+    write_pressing_plate(dir.path(), 0.3);
+    let scene = std::fs::read_to_string("scenes/dragged_block.ron").unwrap();
+    let follow = r#"follow: (path: "top_{:04}.obj", animation: (fps: 200.0)),"#;
+    let keyframes =
+        "motion: Keyframes([(0.0, (0.0, 0.0, 0.0)), (0.2, (0.0, 0.0, -0.002)), (1.0, (0.03, 0.0, -0.002))]),";
+    assert!(scene.contains(keyframes));
+    for pipeline in ["Smooth(field: (kernel: Cubic, radius: 0.01))", "Penalty()"] {
+        let mut sims = Vec::new();
+        for text in [scene.clone(), scene.replace(keyframes, follow)] {
+            let text = text.replace("duration: 1.0", "duration: 0.3");
+            let start = text.find("pipeline: Smooth(").unwrap();
+            let end = start + text[start..].find("\n    ),").unwrap() + "\n    ),".len();
+            let text = format!("{}pipeline: {pipeline},{}", &text[..start], &text[end..]);
+            let loaded =
+                fricsim::scene::parse_scene_str(&text, "dragged", dir.path(), &[]).unwrap_or_else(|e| panic!("{e}"));
+            let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
+            sims.push(fricsim::simulation::Simulation::new(model, state));
+        }
+        let start = sims[1].state.q.clone();
+        let mut worst: f64 = 0.0;
+        for _ in 0..60 {
+            for s in &mut sims {
+                let st = s.step().expect("finite");
+                assert!(st.converged, "{pipeline}: {:?}", st.failure);
+            }
+            worst = sims[0].state.q.iter().zip(&sims[1].state.q).map(|(a, b)| (a - b).abs()).fold(worst, f64::max);
+        }
+        println!("{pipeline}: largest difference {worst:e} m");
+        assert!(worst < 1e-9, "{pipeline}: {worst:e} m");
+        let pressed = start.iter().zip(&sims[1].state.q).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        assert!(pressed > 1.9e-3, "{pipeline}: the region moved only {pressed} m");
+    }
+}
+
+#[test]
+fn a_region_is_refused_a_motion_and_a_follow_together() {
+    let dir = tempfile::tempdir().unwrap();
+    write_pressing_plate(dir.path(), 0.01);
+    let scene = std::fs::read_to_string("scenes/dragged_block.ron").unwrap();
+    let text = scene.replace(
+        "motion: Keyframes(",
+        r#"follow: (path: "top_{:04}.obj", animation: (fps: 200.0)), motion: Keyframes("#,
+    );
+    let err = match fricsim::scene::parse_scene_str(&text, "dragged.ron", dir.path(), &[]) {
+        Ok(_) => panic!("accepted a region with both"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("bodies[0].kinematic[0].follow") && err.contains("not both"), "{err}");
+}

@@ -103,6 +103,74 @@ impl VertexAnimation {
     }
 }
 
+/// Points riding on an animated surface (a kinematic region following an animated mesh): each
+/// point is bound at t = 0 to its nearest point on the first frame (a triangle and barycentric
+/// weights) and keeps its offset from it, in world axes. Points on the surface (offset zero)
+/// follow it exactly; a region a little off it keeps that gap.
+#[derive(Debug, Clone)]
+pub struct Embedding {
+    animation: std::sync::Arc<VertexAnimation>,
+    triangles: Vec<[usize; 3]>,
+    /// Per point: triangle, weights, offset.
+    bound: Vec<(usize, [f64; 3], Vector3<f64>)>,
+}
+
+impl Embedding {
+    /// Binds `points` to the surface of `animation`'s first frame (triangles `triangles`).
+    pub fn new(
+        animation: std::sync::Arc<VertexAnimation>,
+        triangles: Vec<[usize; 3]>,
+        points: &[Vector3<f64>],
+    ) -> Self {
+        use crate::contact::point_triangle::{closest_feature, closest_point};
+        let first = animation.first();
+        let corners = |t: &[usize; 3]| t.map(|i| [first[i].x, first[i].y, first[i].z]);
+        let bound = points
+            .iter()
+            .map(|p| {
+                let x = [p.x, p.y, p.z];
+                let (k, _) = triangles
+                    .iter()
+                    .enumerate()
+                    .map(|(k, t)| (k, closest_feature(x, &corners(t)).1))
+                    .min_by(|a, b| a.1.total_cmp(&b.1))
+                    .expect("an animated mesh has triangles");
+                let c = corners(&triangles[k]);
+                let near = Vector3::from(closest_point(closest_feature(x, &c).0, x, &c));
+                let w = barycentric(&near, &c.map(Vector3::from));
+                (k, w, p - near)
+            })
+            .collect();
+        Embedding { animation, triangles, bound }
+    }
+
+    /// The points' positions at time `t`.
+    pub fn positions(&self, t: f64, work: &mut Vec<Vector3<f64>>) -> Vec<Vector3<f64>> {
+        self.animation.positions(t, work);
+        self.bound
+            .iter()
+            .map(|(k, w, offset)| {
+                let tri = self.triangles[*k];
+                w[0] * work[tri[0]] + w[1] * work[tri[1]] + w[2] * work[tri[2]] + offset
+            })
+            .collect()
+    }
+}
+
+/// Barycentric weights of a point `c` of the plane of triangle `t` (a degenerate triangle gives
+/// its first corner).
+pub fn barycentric(c: &Vector3<f64>, t: &[Vector3<f64>; 3]) -> [f64; 3] {
+    let (e1, e2, d) = (t[1] - t[0], t[2] - t[0], c - t[0]);
+    let (a, b, cc) = (e1.dot(&e1), e1.dot(&e2), e2.dot(&e2));
+    let det = a * cc - b * b;
+    if det <= f64::EPSILON * a * cc {
+        return [1.0, 0.0, 0.0];
+    }
+    let (p, q) = (d.dot(&e1), d.dot(&e2));
+    let (u, w) = ((cc * p - b * q) / det, (a * q - b * p) / det);
+    [1.0 - u - w, u, w]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -202,6 +202,8 @@ pub struct KinematicSet {
     /// Positions at t = 0.
     pub rest: Vec<Vector3<f64>>,
     pub motion: Motion,
+    /// The animated surface the nodes ride on instead of `motion` (which is then `Fixed`).
+    pub follow: Option<std::sync::Arc<animation::Embedding>>,
 }
 
 /// Friction laws per material pair.
@@ -292,10 +294,16 @@ impl Model {
         dq_dv: f64,
         v: &mut [f64],
     ) {
+        let mut work = Vec::new();
         for set in &self.kinematic {
             let step = set.motion.step(t, duration);
-            for (&i, rest) in set.nodes.iter().zip(&set.rest) {
-                let lv = step.landing_velocity(rest, &node(x, i));
+            // An animated surface's points where they land at the end of the stage.
+            let landing = set.follow.as_ref().map(|f| f.positions(t + duration, &mut work));
+            for (k, (&i, rest)) in set.nodes.iter().zip(&set.rest).enumerate() {
+                let lv = match &landing {
+                    Some(target) => (target[k] - node(x, i)) / duration,
+                    None => step.landing_velocity(rest, &node(x, i)),
+                };
                 let vk = lv * (duration / dq_dv) + (node(x, i) - node(q_hat, i)) / dq_dv;
                 v[3 * i..3 * i + 3].copy_from_slice(vk.as_slice());
             }
@@ -305,7 +313,10 @@ impl Model {
     /// The same model with every scripted motion (kinematic sets, colliders) frozen.
     pub fn frozen(&self) -> Model {
         let mut m = self.clone();
-        m.kinematic.iter_mut().for_each(|k| k.motion = motion::Motion::Fixed);
+        m.kinematic.iter_mut().for_each(|k| {
+            k.motion = motion::Motion::Fixed;
+            k.follow = None;
+        });
         m.colliders.iter_mut().for_each(|c| c.motion = motion::Motion::Fixed);
         for r in m.rigids.iter_mut().filter(|r| r.motion.is_some()) {
             r.motion = Some(motion::Motion::Fixed);

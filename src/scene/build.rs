@@ -196,8 +196,9 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                     ),
                 ));
             }
-            let rest = nodes.iter().map(|&i| mesh.vertices[i - offset]).collect();
-            kinematic.push(KinematicSet { nodes, rest, motion: motion(&kin.motion) });
+            let rest: Vec<Vector3<f64>> = nodes.iter().map(|&i| mesh.vertices[i - offset]).collect();
+            let follow = follow(loaded, &format!("{field}.kinematic[{k}]"), kin.follow.as_ref(), &rest)?;
+            kinematic.push(KinematicSet { nodes, rest, motion: motion(&kin.motion), follow });
         }
         let surface: Vec<[usize; 3]> = mesh.surface_triangles().into_iter().map(|t| t.map(global)).collect();
         let volume = match &spec.volume {
@@ -249,8 +250,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         })
         .map(|(k, name, material, path, scale, position, rotation, mo, animation)| {
             let at = format!("colliders[{k}].path");
-            let (vertices, triangles, animation) =
-                mesh_collider_surface(loaded, &at, path, *scale, animation.as_ref())?;
+            let (vertices, triangles, animation) = mesh_surface(loaded, &at, path, *scale, animation.as_ref())?;
             Ok(crate::contact::collider::MeshCollider {
                 name: name.clone(),
                 material: mat_index(material).unwrap_or(0),
@@ -430,10 +430,10 @@ pub fn volume_zone(
     Ok(zone)
 }
 
-/// A mesh collider's surface from its file, or from its numbered sequence with the animation
-/// they make (every frame scaled by `scale`).
+/// A mesh's surface from its file, or from its numbered sequence with the animation they make
+/// (every frame scaled by `scale`): a mesh collider's, or a kinematic region's `follow`.
 #[allow(clippy::type_complexity)]
-fn mesh_collider_surface(
+pub(super) fn mesh_surface(
     loaded: &LoadedScene,
     at: &str,
     path: &str,
@@ -463,4 +463,18 @@ fn mesh_collider_surface(
     let first = frames[0].clone();
     let anim = crate::model::animation::VertexAnimation::new(frames, spec.fps, spec.looped, spec.interpolation);
     Ok((first, triangles, Some(std::sync::Arc::new(anim))))
+}
+
+/// The animated surface a kinematic region follows, bound to the region's rest positions.
+pub(super) fn follow(
+    loaded: &LoadedScene,
+    at: &str,
+    spec: Option<&super::schema::FollowSpec>,
+    rest: &[Vector3<f64>],
+) -> Result<Option<std::sync::Arc<crate::model::animation::Embedding>>, SceneError> {
+    let Some(f) = spec else { return Ok(None) };
+    let (_, triangles, animation) =
+        mesh_surface(loaded, &format!("{at}.follow.path"), &f.path, f.scale, Some(&f.animation))?;
+    let animation = animation.expect("an animation spec gives an animation");
+    Ok(Some(std::sync::Arc::new(crate::model::animation::Embedding::new(animation, triangles, rest))))
 }

@@ -536,6 +536,21 @@ pub struct KinematicSpec {
     pub region: RegionSpec,
     #[serde(default)]
     pub motion: MotionSpec,
+    /// Ride on an animated surface instead of a `motion`: each selected vertex follows its
+    /// nearest point of the sequence's first frame (keeping its offset from it).
+    #[serde(default)]
+    pub follow: Option<FollowSpec>,
+}
+
+/// An animated surface a kinematic region rides on: a numbered sequence of mesh files in world
+/// coordinates (times `scale`), played as a mesh collider's `animation`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FollowSpec {
+    pub path: String,
+    #[serde(default = "one")]
+    pub scale: f64,
+    pub animation: AnimationSpec,
 }
 
 /// A region of space selecting vertices (world coordinates at t = 0; bounds inclusive).

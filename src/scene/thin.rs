@@ -67,8 +67,9 @@ fn kinematic_sets(
                 "selects no node of the body",
             ));
         }
-        let rest = nodes.iter().map(|&i| x[i - offset]).collect();
-        out.push(KinematicSet { nodes, rest, motion: motion(&kin.motion) });
+        let rest: Vec<Vector3<f64>> = nodes.iter().map(|&i| x[i - offset]).collect();
+        let follow = super::build::follow(loaded, &format!("{field}.kinematic[{k}]"), kin.follow.as_ref(), &rest)?;
+        out.push(KinematicSet { nodes, rest, motion: motion(&kin.motion), follow });
     }
     Ok(())
 }
@@ -266,7 +267,7 @@ pub fn rods(
     if let Some(m) = root_motion {
         let nodes: Vec<usize> = pieces.iter().map(|p| p.first).collect();
         let rest = nodes.iter().map(|&i| all[i - offset]).collect();
-        arrays.kinematic.push(KinematicSet { nodes, rest, motion: m });
+        arrays.kinematic.push(KinematicSet { nodes, rest, motion: m, follow: None });
     }
     Ok(RodBundle {
         name: spec.name.clone(),

@@ -528,7 +528,7 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
         let b = match body {
             BodySpec::Solid(b) => b,
             BodySpec::Cloth(cl) => {
-                thin_body(c, s, &p, &cl.name, &cl.material, None, &cl.kinematic);
+                thin_body(c, s, &p, (&cl.name, &cl.material), None, &cl.kinematic, base_dir);
                 if !nonsmooth && cl.self_contact {
                     c.push(
                         format!("{p}.self_contact"),
@@ -591,7 +591,7 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
             }
             BodySpec::Rods(r) => {
                 let needs = (!nonsmooth).then_some("rods need `pipeline: Nonsmooth(..)`");
-                thin_body(c, s, &p, &r.name, &r.material, needs, &r.kinematic);
+                thin_body(c, s, &p, (&r.name, &r.material), needs, &r.kinematic, base_dir);
                 curves(c, &format!("{p}.curves"), &r.curves, base_dir);
                 c.non_negative(&format!("{p}.tip_mass"), r.tip_mass);
                 c.non_negative(&format!("{p}.root_mass"), r.root_mass);
@@ -645,7 +645,7 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                     format!("must be <= max {} in every component", fmt_v3(max)),
                 );
             }
-            motion(c, &format!("{kp}.motion"), &kin.motion);
+            kinematic_motion(c, &kp, kin, base_dir);
         }
         if let Some(vol) = &b.volume {
             volume(c, &format!("{p}.volume"), vol, nonsmooth);
@@ -689,10 +689,10 @@ fn thin_body(
     c: &mut Checks,
     s: &Scene,
     p: &str,
-    name: &str,
-    material: &str,
+    (name, material): (&str, &str),
     unsupported: Option<&str>,
     kin: &[KinematicSpec],
+    base_dir: &Path,
 ) {
     c.name(&format!("{p}.name"), name, "a body name");
     known_material(c, s, &format!("{p}.material"), material);
@@ -700,7 +700,19 @@ fn thin_body(
         c.push(p.to_string(), Some(format!("{name:?}")), why);
     }
     for (k, kin) in kin.iter().enumerate() {
-        motion(c, &format!("{p}.kinematic[{k}].motion"), &kin.motion);
+        kinematic_motion(c, &format!("{p}.kinematic[{k}]"), kin, base_dir);
+    }
+}
+
+/// A kinematic region's `motion`, or the animated surface it `follow`s instead.
+fn kinematic_motion(c: &mut Checks, kp: &str, kin: &KinematicSpec, base_dir: &Path) {
+    motion(c, &format!("{kp}.motion"), &kin.motion);
+    if let Some(f) = &kin.follow {
+        if kin.motion != MotionSpec::Fixed {
+            c.push(format!("{kp}.follow"), None, "give either `motion` or `follow`, not both");
+        }
+        c.positive(&format!("{kp}.follow.scale"), f.scale, "");
+        mesh_collider_files(c, &format!("{kp}.follow"), &f.path, Some(&f.animation), base_dir);
     }
 }
 

@@ -11,6 +11,7 @@
 
 use crate::contact::implicit::{ImplicitSurface, Kernel};
 use crate::contact::point_triangle::{closest_feature, closest_point};
+use crate::model::animation::barycentric;
 use crate::rigid::body::RigidBody;
 use crate::rigid::shape::RigidShape;
 use nalgebra::{Matrix3, Vector3};
@@ -118,20 +119,6 @@ impl RigidSurface {
         let n = g.norm();
         (n > 0.0 && n.is_finite()).then(|| (psi / n, rotation * (g / n)))
     }
-}
-
-/// Barycentric weights of a point `c` of triangle `t` (least squares in the triangle's plane; a
-/// degenerate triangle gives its first corner).
-fn barycentric(c: &Vector3<f64>, t: &[Vector3<f64>; 3]) -> [f64; 3] {
-    let (e1, e2, d) = (t[1] - t[0], t[2] - t[0], c - t[0]);
-    let (a, b, cc) = (e1.dot(&e1), e1.dot(&e2), e2.dot(&e2));
-    let det = a * cc - b * b;
-    if det <= f64::EPSILON * a * cc {
-        return [1.0, 0.0, 0.0];
-    }
-    let (p, q) = (d.dot(&e1), d.dot(&e2));
-    let (u, w) = ((cc * p - b * q) / det, (a * q - b * p) / det);
-    [1.0 - u - w, u, w]
 }
 
 /// Split every triangle with an edge longer than `max_edge` into four at its edge midpoints,
