@@ -3,6 +3,8 @@
 //! (closed form with the elliptic integral), the support force of a hinged lever (statics), and
 //! the refusals of joints the pipeline cannot take.
 
+#[path = "support/cli_stats.rs"]
+mod cli_stats;
 #[path = "support/scene_run.rs"]
 mod scene_run;
 
@@ -279,22 +281,12 @@ fn joints_the_pipeline_cannot_take_are_refused_with_the_field() {
 /// about y), and the joints are written as a VTK series that `open_in_paraview.py` shows.
 #[test]
 fn the_joints_example_runs_and_writes_its_joints() {
-    let out = tempfile::tempdir().unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_fricsim"))
-        .args(["run", "scenes/joints_chain.ron", "--quiet", "--out"])
-        .arg(out.path())
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let stats = std::fs::read_to_string(out.path().join("stats.csv")).unwrap();
-    let mut lines = stats.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("{name}"));
-    let last: Vec<f64> = lines.last().unwrap().split(',').map(|x| x.parse().unwrap()).collect();
-    assert!((last[col("paddle.wy")] + PI).abs() < 1e-6, "paddle spin {}", last[col("paddle.wy")]);
+    let (out, stats) = cli_stats::run("scenes/joints_chain.ron", &[]);
+    assert!(stats.column("converged").iter().all(|&c| c == 1.0));
+    assert!((stats.last("paddle.wy") + PI).abs() < 1e-6, "paddle spin {}", stats.last("paddle.wy"));
     // Lying on its 0.04 m side: center 0.02 m up, turned by 90° (|q_y| = sin 45°).
-    assert!((last[col("target.z")] - 0.02).abs() < 1e-4, "target z {}", last[col("target.z")]);
-    assert!((last[col("target.qy")].abs() - 0.5f64.sqrt()).abs() < 1e-3);
+    assert!((stats.last("target.z") - 0.02).abs() < 1e-4, "target z {}", stats.last("target.z"));
+    assert!((stats.last("target.qy").abs() - 0.5f64.sqrt()).abs() < 1e-3);
     // Arms: one per world joint (the chain's top ball and the hinge), two per body pair (five
     // balls); one hinge axis: 13 lines.
     let vtu = std::fs::read_to_string(out.path().join("vtk/joints_00150.vtu")).unwrap();

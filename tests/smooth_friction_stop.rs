@@ -3,28 +3,22 @@
 //! in an outer iteration, so that its iteration count `k_t` compares with 000 Table 2; the
 //! natural-map error it stopped at is still what `stats.csv` reports.
 
+#[path = "support/cli_stats.rs"]
+mod cli_stats;
+
 use std::process::Command;
 
 /// Mean outer iterations, largest and median natural-map error per step, and whether every step
 /// converged, of the dragged block (000 Figs. 13–14, 49 contacts) over 0.3 s.
 fn run(stop: &str) -> (f64, f64, f64, bool) {
-    let dir = tempfile::tempdir().unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_fricsim"))
-        .args(["run", "scenes/dragged_block.ron", "--quiet", "--set", "duration=0.3"])
-        .args(["--set", &format!("pipeline.friction.stop={stop}"), "--set", "pipeline.friction.tolerance=1e-8"])
-        .arg("--out")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = std::fs::read_to_string(dir.path().join("stats.csv")).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = |n: &str| header.iter().position(|h| *h == n).unwrap();
-    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    let its: Vec<f64> = rows.iter().map(|r| r[col("solver_iterations")].parse().unwrap()).collect();
-    let mut res: Vec<f64> = rows.iter().map(|r| r[col("friction_residual")].parse().unwrap()).collect();
-    let converged = rows.iter().all(|r| r[col("converged")] == "1" || r[col("converged")] == "true");
+    let stop = format!("pipeline.friction.stop={stop}");
+    let (_out, stats) = cli_stats::run(
+        "scenes/dragged_block.ron",
+        &["--set", "duration=0.3", "--set", &stop, "--set", "pipeline.friction.tolerance=1e-8"],
+    );
+    let its = stats.column("solver_iterations");
+    let mut res = stats.column("friction_residual");
+    let converged = stats.column("converged").iter().all(|&c| c == 1.0);
     res.sort_by(f64::total_cmp);
     (its.iter().sum::<f64>() / its.len() as f64, res[res.len() - 1], res[res.len() / 2], converged)
 }
