@@ -291,6 +291,16 @@ fn the_joints_example_runs_and_writes_its_joints() {
     // balls); one hinge axis: 13 lines.
     let vtu = std::fs::read_to_string(out.path().join("vtk/joints_00150.vtu")).unwrap();
     assert!(vtu.contains("\"kind\"") && vtu.contains("NumberOfCells=\"13\""), "{}", &vtu[..vtu.len().min(400)]);
+    let check = std::process::Command::new(env!("CARGO_BIN_EXE_fricsim"))
+        .args(["check", "scenes/joints_chain.ron"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        text.contains("joint: hinge with motor (-180.0000 deg/s, at most 0.5 N m) between 'paddle' and the world"),
+        "{text}"
+    );
+    assert!(text.contains("joint: ball between 'link1' and 'link0'"), "{text}");
     let script = std::fs::read_to_string(out.path().join("open_in_paraview.py")).unwrap();
     assert!(script.contains("JOINTS = True") && !script.contains("\"joints\", \"link0\""));
 }

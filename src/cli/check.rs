@@ -166,6 +166,19 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
             if r.structure.is_some() { ", with structure direction" } else { "" }
         );
     }
+    for j in &model.joints {
+        use crate::rigid::joint::JointKind;
+        let kind = match &j.kind {
+            JointKind::Ball => "ball".to_string(),
+            JointKind::Hinge { motor: Some(m), .. } => {
+                format!("hinge with motor ({:.4} deg/s, at most {} N m)", m.speed.to_degrees(), m.max_torque)
+            }
+            JointKind::Hinge { motor: None, .. } => "hinge".to_string(),
+            JointKind::Fixed { .. } => "fixed".to_string(),
+        };
+        let other = j.b.map_or("the world", |b| model.rigids[b].name.as_str());
+        let _ = writeln!(s, "  joint: {kind} between '{}' and {}{other}{}", model.rigids[j.a].name, q(j.b), q(j.b));
+    }
     for c in &model.cloths {
         let _ = writeln!(
             s,
@@ -298,4 +311,9 @@ pub fn memory_estimate(model: &Model) -> (usize, usize, usize) {
         + fill * 12 * 6 // Cholesky values + indices, and the LU fallback at 5x
         + model.dof_count() * 8 * 60; // state, residual, Newton and GMRES(40) vectors
     (bytes, p.nnz(), fill)
+}
+
+/// A quote around a body name, none around "the world".
+fn q(side: Option<usize>) -> &'static str {
+    if side.is_some() { "'" } else { "" }
 }
