@@ -125,16 +125,12 @@ impl Embedding {
         use crate::contact::point_triangle::{closest_feature, closest_point};
         let first = animation.first();
         let corners = |t: &[usize; 3]| t.map(|i| [first[i].x, first[i].y, first[i].z]);
+        let tree = crate::rigid::mesh_distance::TriangleTree::new(first, &triangles);
         let bound = points
             .iter()
             .map(|p| {
                 let x = [p.x, p.y, p.z];
-                let (k, _) = triangles
-                    .iter()
-                    .enumerate()
-                    .map(|(k, t)| (k, closest_feature(x, &corners(t)).1))
-                    .min_by(|a, b| a.1.total_cmp(&b.1))
-                    .expect("an animated mesh has triangles");
+                let k = tree.nearest(x).expect("an animated mesh has triangles");
                 let c = corners(&triangles[k]);
                 let near = Vector3::from(closest_point(closest_feature(x, &c).0, x, &c));
                 let w = barycentric(&near, &c.map(Vector3::from));

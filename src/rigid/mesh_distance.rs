@@ -53,6 +53,11 @@ impl TriangleTree {
         self.0.locate_in_envelope_intersecting(AABB::from_corners(lo, hi)).map(|t| t.index)
     }
 
+    /// The index of the triangle nearest to `p` (`None` for an empty mesh).
+    pub fn nearest(&self, p: [f64; 3]) -> Option<usize> {
+        self.0.nearest_neighbor(p).map(|t| t.index)
+    }
+
     /// Approximate bytes held: one reference per triangle plus the tree's nodes.
     pub fn memory_bytes(&self) -> usize {
         // An R*-tree node holds up to 6 children; nodes add about a fifth to the leaves.
