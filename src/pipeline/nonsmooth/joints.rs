@@ -403,13 +403,18 @@ fn allowed_velocities(comp: &Component, members: &[usize]) -> DMatrix<f64> {
 /// largest error left (m or rad).
 pub fn project_positions(model: &Model, bodies: &mut [RigidBody], minv: &[Minv]) -> f64 {
     let mut worst = 0.0;
+    let mut rows = Vec::new();
     for _ in 0..=POSITION_ITERATIONS {
-        let system = JointSystem::new(model, bodies, minv, 1.0, false);
-        let rows = system.components.iter().flat_map(|c| &c.rows);
-        worst = rows.map(|r| r.error.abs()).fold(0.0, f64::max);
+        // The errors first: a step that left none factors nothing.
+        rows.clear();
+        for j in &model.joints {
+            j.rows(bodies, false, &mut rows);
+        }
+        worst = rows.iter().map(|r| r.error.abs()).fold(0.0, f64::max);
         if worst <= POSITION_TOLERANCE {
             break;
         }
+        let system = JointSystem::new(model, bodies, minv, 1.0, false);
         let mut delta = vec![Row6::zeros(); bodies.len()];
         for c in &system.components {
             let Some(f) = &c.factor else { continue };
