@@ -4,24 +4,12 @@
 
 #[path = "support/scene_run.rs"]
 mod scene_run;
+#[path = "support/turntable.rs"]
+mod table;
+
+use table::{DT, G, OMEGA, R, plate_obj, spun_plate, turntable as support_turntable};
 
 use std::path::Path;
-
-const G: f64 = 9.81;
-/// Turntable speed (rad/s) and the box's distance from its axis (m): μ* = ω² r / g = 0.2752.
-const OMEGA: f64 = 3.0;
-const R: f64 = 0.3;
-const DT: f64 = 1e-3;
-
-/// A square plate of side 0.8 m in the plane z = 0, normal up, turned by `angle` about z.
-fn plate_obj(angle: f64) -> String {
-    let (c, s) = (angle.cos(), angle.sin());
-    let mut text = String::new();
-    for (x, y) in [(-0.4, -0.4), (0.4, -0.4), (0.4, 0.4), (-0.4, 0.4)] {
-        text += &format!("v {} {} 0\n", c * x - s * y, s * x + c * y);
-    }
-    text + "f 1 2 3\nf 1 3 4\n"
-}
 
 /// The plate turning at OMEGA, written as one frame per step (fps = 1 / DT, so the frames fall
 /// on the step times and the interpolation adds nothing between them).
@@ -36,36 +24,14 @@ fn write_frames(dir: &Path, seconds: f64, fps: f64) {
     }
 }
 
-/// The box starts riding on the table: its velocity is the chord velocity of a table point over
-/// the step before t = 0 (what backward Euler's velocity is for a point turning by ω h per
-/// step), so that staying put asks of friction only the centripetal impulse `m ω² r h` per step.
+/// The turntable with the plate as a rigid `Spin` or as the sequence `plate_{:04}.obj`.
 fn turntable(dir: &Path, mu: f64, animated: bool) -> fricsim::simulation::Simulation {
     let collider = if animated {
         format!(r#"Mesh(name: "plate", material: "m", path: "plate_{{:04}}.obj", animation: (fps: {}))"#, 1.0 / DT)
     } else {
-        std::fs::write(dir.join("plate.obj"), plate_obj(0.0)).unwrap();
-        format!(
-            r#"Mesh(name: "plate", material: "m", path: "plate.obj", motion: Spin(pivot: (0.0, 0.0, 0.0), axis: (0.0, 0.0, 1.0), rate: {}))"#,
-            OMEGA.to_degrees()
-        )
+        spun_plate(dir)
     };
-    let text = format!(
-        r#"Scene(
-    name: "turntable", dt: {DT}, frames: 1, frame_rate: 1.0,
-    materials: {{ "m": (density: 500.0) }},
-    friction: (default: (mu: {mu})),
-    bodies: [ Rigid(name: "box", material: "m", shape: Box(size: (0.05, 0.05, 0.05)), position: ({R}, 0.0, 0.0251),
-                    velocity: ({vx}, {vy}, 0.0), angular_velocity: (0.0, 0.0, {w})) ],
-    colliders: [ {collider} ],
-    pipeline: Smooth(field: (radius: 0.02)),
-)"#,
-        vx = R * (1.0 - (OMEGA * DT).cos()) / DT,
-        vy = R * (OMEGA * DT).sin() / DT,
-        w = OMEGA.to_degrees()
-    );
-    let loaded = fricsim::scene::parse_scene_str(&text, "turntable", dir, &[]).unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    fricsim::simulation::Simulation::new(model, state)
+    support_turntable(dir, mu, &collider)
 }
 
 /// The box co-rotating with the table: the animated sequence moves it as the rigid `Spin` does

@@ -70,13 +70,7 @@ pub fn implicit_surfaces(model: &Model, q: &[f64], rigid: &[crate::rigid::RigidB
         .map(|m| (m.name.as_str(), RigidSurface::from_mesh(m.vertices.clone(), m.triangles.clone(), kernel, radius)));
     for m in &model.mesh_colliders {
         if let Some(a) = &m.animation {
-            let _ = writeln!(
-                s,
-                "  mesh collider '{}': animated, {} frames of {} vertices",
-                m.name,
-                a.frame_count(),
-                a.vertex_count()
-            );
+            let _ = writeln!(s, "  mesh collider '{}': animated, {}", m.name, a.describe());
         }
     }
     for (name, f) in rigid_fields.chain(mesh_fields) {

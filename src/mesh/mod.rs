@@ -1,6 +1,7 @@
 //! Meshes: the tetrahedral mesh of a solid, the triangle surface mesh, procedural primitives and
 //! file readers (VTK for tets; PLY and OBJ for surfaces).
 
+pub mod gltf_read;
 mod obj_read;
 mod ply_read;
 pub mod polygon;
@@ -117,4 +118,10 @@ pub enum MeshError {
         path.display()
     )]
     UnsupportedPolylineExtension { path: PathBuf, extension: String },
+}
+
+/// Whether `path` names a glTF 2.0 file (`.gltf` or `.glb`, any case).
+pub fn is_gltf(path: &str) -> bool {
+    let ext = std::path::Path::new(path).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    matches!(ext.as_deref(), Some("gltf" | "glb"))
 }

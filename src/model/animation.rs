@@ -8,7 +8,11 @@
 //! ends clamped by repeating the end frame). A step moves every animated point with its mean
 //! velocity over the step, `(x(t + h) - x(t)) / h`, as scripted motions do, so it lands on its
 //! path at the end of every step.
+//!
+//! The positions may instead come from a skinned mesh played by a glTF clip
+//! (`super::skinning`), which keeps its own key times and interpolation.
 
+use super::skinning::SkinnedMesh;
 use nalgebra::Vector3;
 
 /// How positions between frames are made.
@@ -23,6 +27,20 @@ pub enum Interpolation {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct VertexAnimation {
+    source: Source,
+    /// The positions at t = 0 (the mesh where the scene places it).
+    first: Vec<Vector3<f64>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Source {
+    Frames(Frames),
+    Skinned(Box<SkinnedMesh>),
+}
+
+/// A sequence of frames.
+#[derive(Debug, Clone, PartialEq)]
+struct Frames {
     /// Vertex positions of every frame (at least one), all of one length.
     frames: Vec<Vec<Vector3<f64>>>,
     fps: f64,
@@ -34,20 +52,61 @@ impl VertexAnimation {
     /// An animation of `frames` (non-empty, equal lengths: the reader checks both).
     pub fn new(frames: Vec<Vec<Vector3<f64>>>, fps: f64, looped: bool, interpolation: Interpolation) -> Self {
         debug_assert!(!frames.is_empty() && frames.iter().all(|f| f.len() == frames[0].len()));
-        VertexAnimation { frames, fps, looped, interpolation }
+        let first = frames[0].clone();
+        VertexAnimation { source: Source::Frames(Frames { frames, fps, looped, interpolation }), first }
     }
 
-    pub fn frame_count(&self) -> usize {
-        self.frames.len()
+    /// A skinned mesh played by its clip.
+    pub fn skinned(mesh: SkinnedMesh) -> Self {
+        let mut first = Vec::new();
+        mesh.positions(0.0, &mut first);
+        VertexAnimation { source: Source::Skinned(Box::new(mesh)), first }
     }
 
     pub fn vertex_count(&self) -> usize {
-        self.frames[0].len()
+        self.first.len()
     }
 
-    /// The first frame (the mesh where the scene places it).
+    /// What plays, in a few words (`fricsim check`).
+    pub fn describe(&self) -> String {
+        match &self.source {
+            Source::Frames(f) => format!("{} frames of {} vertices at {} fps", f.frames.len(), self.first.len(), f.fps),
+            Source::Skinned(s) => format!(
+                "{} vertices skinned to {} joints, clip {} of {} s",
+                self.first.len(),
+                s.joint_count(),
+                s.clip.name,
+                s.clip.end - s.clip.start
+            ),
+        }
+    }
+
+    /// The positions at t = 0 (the mesh where the scene places it).
     pub fn first(&self) -> &[Vector3<f64>] {
-        &self.frames[0]
+        &self.first
+    }
+
+    /// Vertex positions at time `t` into `out` (resized).
+    pub fn positions(&self, t: f64, out: &mut Vec<Vector3<f64>>) {
+        match &self.source {
+            Source::Frames(f) => f.positions(t, out),
+            Source::Skinned(s) => s.positions(t, out),
+        }
+    }
+
+    /// Positions at `t` and the mean velocities over the step `[t, t + h]`.
+    pub fn step(&self, t: f64, h: f64) -> (Vec<Vector3<f64>>, Vec<Vector3<f64>>) {
+        let (mut x0, mut x1) = (Vec::new(), Vec::new());
+        self.positions(t, &mut x0);
+        self.positions(t + h, &mut x1);
+        let v = x0.iter().zip(&x1).map(|(a, b)| (b - a) / h).collect();
+        (x0, v)
+    }
+}
+
+impl Frames {
+    fn vertex_count(&self) -> usize {
+        self.frames[0].len()
     }
 
     /// The frame index `k` wrapped into range (looped) or clamped to it.
@@ -58,7 +117,7 @@ impl VertexAnimation {
     }
 
     /// Vertex positions at time `t` into `out` (resized).
-    pub fn positions(&self, t: f64, out: &mut Vec<Vector3<f64>>) {
+    fn positions(&self, t: f64, out: &mut Vec<Vector3<f64>>) {
         let n = self.frames.len();
         out.resize(self.vertex_count(), Vector3::zeros());
         let mut s = t * self.fps;
@@ -91,15 +150,6 @@ impl VertexAnimation {
                 }
             }
         }
-    }
-
-    /// Positions at `t` and the mean velocities over the step `[t, t + h]`.
-    pub fn step(&self, t: f64, h: f64) -> (Vec<Vector3<f64>>, Vec<Vector3<f64>>) {
-        let (mut x0, mut x1) = (Vec::new(), Vec::new());
-        self.positions(t, &mut x0);
-        self.positions(t + h, &mut x1);
-        let v = x0.iter().zip(&x1).map(|(a, b)| (b - a) / h).collect();
-        (x0, v)
     }
 }
 

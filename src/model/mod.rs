@@ -7,6 +7,7 @@
 
 pub mod animation;
 pub mod motion;
+pub mod skinning;
 
 use crate::contact::collider::Collider;
 use crate::energy::{Material, TetElement};

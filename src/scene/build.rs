@@ -430,8 +430,8 @@ pub fn volume_zone(
     Ok(zone)
 }
 
-/// A mesh's surface from its file, or from its numbered sequence with the animation they make
-/// (every frame scaled by `scale`): a mesh collider's, or a kinematic region's `follow`.
+/// A mesh's surface from its file, or from its numbered sequence or glTF skinned animation with
+/// the animation they make (every frame scaled by `scale`): a mesh collider's, or a kinematic region's `follow`.
 #[allow(clippy::type_complexity)]
 pub(super) fn mesh_surface(
     loaded: &LoadedScene,
@@ -449,6 +449,17 @@ pub(super) fn mesh_surface(
             .map_err(|e| fail(e.to_string()))?;
         return Ok((m.vertices.iter().map(|v| v * scale).collect(), m.triangles, None));
     };
+    if crate::mesh::is_gltf(path) {
+        let (skinned, triangles) = crate::mesh::gltf_read::read_skinned(
+            &super::resolve_path(&loaded.base_dir, path),
+            spec.clip.as_deref(),
+            spec.looped,
+            scale,
+        )
+        .map_err(fail)?;
+        let anim = crate::model::animation::VertexAnimation::skinned(skinned);
+        return Ok((anim.first().to_vec(), triangles, Some(std::sync::Arc::new(anim))));
+    }
     let pattern = crate::mesh::sequence::FramePattern::parse(path)
         .map_err(fail)?
         .ok_or_else(|| fail("an animated mesh needs a numbered pattern such as \"hand_{:04}.obj\"".into()))?;
@@ -461,7 +472,9 @@ pub(super) fn mesh_surface(
         }
     }
     let first = frames[0].clone();
-    let anim = crate::model::animation::VertexAnimation::new(frames, spec.fps, spec.looped, spec.interpolation);
+    let fps = spec.fps.expect("validated: a sequence has its fps");
+    let anim =
+        crate::model::animation::VertexAnimation::new(frames, fps, spec.looped, spec.interpolation.unwrap_or_default());
     Ok((first, triangles, Some(std::sync::Arc::new(anim))))
 }
 

@@ -674,24 +674,32 @@ pub enum ColliderSpec {
         #[serde(default)]
         motion: MotionSpec,
         /// Per-vertex animation: `path` is then a numbered pattern (`"hand_{:04}.obj"`), one
-        /// file per frame, all with the first frame's vertices and triangles.
+        /// file per frame, all with the first frame's vertices and triangles, or a glTF 2.0
+        /// skinned animation (`"hand.glb"`, `"hand.gltf"`).
         #[serde(default)]
         animation: Option<AnimationSpec>,
     },
 }
 
-/// How a numbered sequence of mesh files plays: frame `k` at `t = k / fps`; held after the last
-/// frame, or wrapping back to the first with `loop: true`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// How an animated mesh plays. A numbered sequence of mesh files shows frame `k` at
+/// `t = k / fps`; a glTF file (`.gltf`/`.glb`) plays its skinned mesh by one of its clips, from
+/// the clip's first key at t = 0, with the clip's own key times and interpolation. After the end
+/// the last pose holds, or with `loop: true` the animation starts over.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AnimationSpec {
-    /// Frames per second (> 0).
-    pub fps: f64,
+    /// Frames per second (> 0) of a numbered sequence; not given for glTF.
+    #[serde(default)]
+    pub fps: Option<f64>,
     #[serde(default, rename = "loop")]
     pub looped: bool,
-    /// `Linear` between frames, or `Smooth` (Catmull–Rom: velocities continuous).
+    /// A sequence's `Linear` interpolation between frames, or `Smooth` (Catmull–Rom: velocities
+    /// continuous); not given for glTF, whose clip says.
     #[serde(default)]
-    pub interpolation: crate::model::animation::Interpolation,
+    pub interpolation: Option<crate::model::animation::Interpolation>,
+    /// The glTF clip to play, by name (default: the file's first clip); not given for sequences.
+    #[serde(default)]
+    pub clip: Option<String>,
 }
 
 /// The contact pipeline.

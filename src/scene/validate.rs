@@ -1155,11 +1155,15 @@ fn colliders(c: &mut Checks, s: &Scene, base_dir: &Path) {
     }
 }
 
-/// A mesh collider's file, or with `animation` its numbered pattern, whose first frame (0, or 1
-/// if there is no 0) must exist; the others are read, and checked, when the scene is built.
+/// A mesh collider's file; with `animation` its numbered pattern, whose first frame (0, or 1 if
+/// there is no 0) must exist, or its glTF file. The other frames, and the glTF's content, are
+/// read and checked when the scene is built.
 fn mesh_collider_files(c: &mut Checks, p: &str, path: &str, animation: Option<&AnimationSpec>, base_dir: &Path) {
     let at = format!("{p}.path");
     let what = "a `.ply` or `.obj` triangle mesh";
+    if crate::mesh::is_gltf(path) {
+        return gltf_animation(c, p, path, animation, base_dir);
+    }
     let pattern = match crate::mesh::sequence::FramePattern::parse(path) {
         Ok(pattern) => pattern,
         Err(why) => return c.push(at, Some(format!("{path:?}")), why),
@@ -1174,13 +1178,43 @@ fn mesh_collider_files(c: &mut Checks, p: &str, path: &str, animation: Option<&A
         (None, Some(_)) => c.push(
             at,
             Some(format!("{path:?}")),
-            "an animated mesh is a numbered sequence: write the frame number as `{}` or `{:04}` (\"hand_{:04}.obj\")",
+            "an animated mesh is a numbered sequence (write the frame number as `{}` or `{:04}`: \
+             \"hand_{:04}.obj\") or a glTF skinned animation (`.gltf`, `.glb`)",
         ),
         (Some(pattern), Some(a)) => {
-            c.positive(&format!("{p}.animation.fps"), a.fps, " (frames per second)");
+            match a.fps {
+                Some(fps) => c.positive(&format!("{p}.animation.fps"), fps, " (frames per second)"),
+                None => c.push(format!("{p}.animation.fps"), None, "a numbered sequence needs its frames per second"),
+            }
+            if let Some(clip) = &a.clip {
+                c.push(format!("{p}.animation.clip"), Some(format!("{clip:?}")), "clips are for glTF files");
+            }
             let first = if resolve_path(base_dir, &pattern.name(0)).exists() { 0 } else { 1 };
             file(c, &at, &pattern.name(first), &["ply", "obj"], what, base_dir);
         }
+    }
+}
+
+/// A glTF skinned animation: the file, and an `animation` without a sequence's settings (the
+/// clip has its own key times and interpolation).
+fn gltf_animation(c: &mut Checks, p: &str, path: &str, animation: Option<&AnimationSpec>, base_dir: &Path) {
+    file(c, &format!("{p}.path"), path, &["gltf", "glb"], "a glTF 2.0 file", base_dir);
+    let Some(a) = animation else {
+        return c.push(
+            format!("{p}.animation"),
+            None,
+            "a glTF file is played as a skinned animation: give `animation: (clip: \"name\")` (or `animation: ()` for its first clip)",
+        );
+    };
+    if let Some(fps) = a.fps {
+        c.push(format!("{p}.animation.fps"), Some(fps.to_string()), "a glTF clip has its own key times: remove `fps`");
+    }
+    if let Some(i) = a.interpolation {
+        c.push(
+            format!("{p}.animation.interpolation"),
+            Some(format!("{i:?}")),
+            "a glTF clip has its own interpolation per channel: remove `interpolation`",
+        );
     }
 }
 

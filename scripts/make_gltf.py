@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Skinned glTF 2.0 animations made from scratch (no downloaded assets, no Blender needed),
+written as Blender writes them: a node hierarchy, a skin with inverse bind matrices, JOINTS_0 /
+WEIGHTS_0 per vertex, and named animation clips.
+
+    python3 scripts/make_gltf.py arm  OUT_DIR   # the two-bone arm of tests/animated_gltf.rs
+    python3 scripts/make_gltf.py turntable OUT_DIR  # a plate turning at 3 rad/s (tests/animated_gltf.rs)
+
+`arm` writes arm.gltf (buffer embedded as base64), arm.glb (binary) and arm_external.gltf with
+arm.bin beside it, all the same content:
+  * nodes: Armature (at y = 0.5) > Shoulder > Elbow (1 m along x); the mesh node ArmMesh;
+  * the mesh: a square tube 0.25 m wide along x from 0 to 2, rings of 4 vertices at
+    x = 0, 0.5, 1, 1.5, 2, capped at both ends, in two primitives that both hold the ring at
+    x = 1 (a seam that the reader welds);
+  * weights: Shoulder only for x < 1, Elbow only for x > 1, half each at x = 1;
+  * clip "Bend": the elbow turns 0 -> 90 degrees about +z over 1 s (LINEAR);
+  * clip "Lift": the armature rises 1 m over 2 s (LINEAR).
+"""
+
+import base64
+import json
+import math
+import os
+import struct
+import sys
+
+FLOAT, UBYTE, USHORT, UINT = 5126, 5121, 5123, 5125
+
+
+class Builder:
+    def __init__(self):
+        self.bin = bytearray()
+        self.views, self.accessors = [], []
+
+    def accessor(self, values, ctype, kind, minmax=False):
+        """Appends `values` (a list of tuples or scalars) as one accessor; returns its index."""
+        fmt = {FLOAT: "f", UBYTE: "B", USHORT: "H", UINT: "I"}[ctype]
+        flat = [x for v in values for x in (v if isinstance(v, (tuple, list)) else (v,))]
+        while len(self.bin) % 4:
+            self.bin.append(0)
+        offset = len(self.bin)
+        self.bin += struct.pack("<%d%s" % (len(flat), fmt), *flat)
+        self.views.append({"buffer": 0, "byteOffset": offset, "byteLength": len(self.bin) - offset})
+        acc = {"bufferView": len(self.views) - 1, "componentType": ctype, "count": len(values), "type": kind}
+        if minmax:
+            acc["min"] = [min(v[i] for v in values) for i in range(len(values[0]))]
+            acc["max"] = [max(v[i] for v in values) for i in range(len(values[0]))]
+        self.accessors.append(acc)
+        return len(self.accessors) - 1
+
+    def document(self, gltf, uri):
+        gltf = dict(gltf)
+        gltf["asset"] = {"version": "2.0", "generator": "fricsim scripts/make_gltf.py"}
+        gltf["bufferViews"] = self.views
+        gltf["accessors"] = self.accessors
+        buf = {"byteLength": len(self.bin)}
+        if uri is not None:
+            buf["uri"] = uri
+        gltf["buffers"] = [buf]
+        return gltf
+
+
+def write_all(b, gltf, out, stem, glb_only=False):
+    """stem.gltf (embedded), stem.glb, stem_external.gltf + stem.bin; or stem.glb alone."""
+    os.makedirs(out, exist_ok=True)
+    write_glb(b, gltf, os.path.join(out, stem + ".glb"))
+    if glb_only:
+        return
+    data = "data:application/octet-stream;base64," + base64.b64encode(bytes(b.bin)).decode()
+    with open(os.path.join(out, stem + ".gltf"), "w") as f:
+        json.dump(b.document(gltf, data), f, indent=1)
+    with open(os.path.join(out, stem + "_external.gltf"), "w") as f:
+        json.dump(b.document(gltf, stem + ".bin"), f, indent=1)
+    with open(os.path.join(out, stem + ".bin"), "wb") as f:
+        f.write(bytes(b.bin))
+
+
+def write_glb(b, gltf, path):
+    js = json.dumps(b.document(gltf, None)).encode()
+    js += b" " * (-len(js) % 4)
+    blob = bytes(b.bin) + b"\0" * (-len(b.bin) % 4)
+    glb = struct.pack("<4sII", b"glTF", 2, 12 + 8 + len(js) + 8 + len(blob))
+    glb += struct.pack("<I4s", len(js), b"JSON") + js + struct.pack("<I4s", len(blob), b"BIN\0") + blob
+    with open(path, "wb") as f:
+        f.write(glb)
+
+
+def column_major(m):
+    return [m[r][c] for c in range(4) for r in range(4)]
+
+
+def translation(x, y, z):
+    return [[1, 0, 0, x], [0, 1, 0, y], [0, 0, 1, z], [0, 0, 0, 1]]
+
+
+def tube(stations, half, y0):
+    """Rings of 4 vertices at each x of `stations` (square section of half-width `half` about the
+    line y = y0, z = 0) and the triangles of its sides, facing outward, plus its end caps."""
+    ring = [(half, half), (-half, half), (-half, -half), (half, -half)]  # (y, z), counterclockwise about +x
+    verts = [(x, y0 + dy, dz) for x in stations for (dy, dz) in ring]
+    tris = []
+    for s in range(len(stations) - 1):
+        for k in range(4):
+            a, b = 4 * s + k, 4 * s + (k + 1) % 4
+            c, d = a + 4, b + 4
+            tris += [(a, c, b), (b, c, d)]
+    return verts, tris
+
+
+def arm(out):
+    b = Builder()
+    half, y0 = 0.125, 0.5
+    prims = []
+    for stations, cap in (([0.0, 0.5, 1.0], "start"), ([1.0, 1.5, 2.0], "end")):
+        verts, tris = tube(stations, half, y0)
+        n = len(verts)
+        if cap == "start":
+            tris += [(0, 1, 2), (0, 2, 3)]  # facing -x
+        else:
+            tris += [(n - 4, n - 2, n - 3), (n - 4, n - 1, n - 2)]  # facing +x
+        joints = [(0, 1, 0, 0) if v[0] == 1.0 else ((0, 0, 0, 0) if v[0] < 1.0 else (1, 0, 0, 0)) for v in verts]
+        weights = [(0.5, 0.5, 0, 0) if v[0] == 1.0 else (1.0, 0, 0, 0) for v in verts]
+        prims.append({
+            "attributes": {
+                "POSITION": b.accessor(verts, FLOAT, "VEC3", minmax=True),
+                "JOINTS_0": b.accessor(joints, UBYTE, "VEC4"),
+                "WEIGHTS_0": b.accessor(weights, FLOAT, "VEC4"),
+            },
+            "indices": b.accessor([i for t in tris for i in t], USHORT, "SCALAR"),
+            "mode": 4,
+        })
+    ibm = b.accessor([tuple(column_major(translation(0, -y0, 0))), tuple(column_major(translation(-1, -y0, 0)))],
+                     FLOAT, "MAT4")
+    s = math.sqrt(0.5)
+    bend_t = b.accessor([0.0, 1.0], FLOAT, "SCALAR")
+    b.accessors[bend_t]["min"], b.accessors[bend_t]["max"] = [0.0], [1.0]
+    bend_q = b.accessor([(0, 0, 0, 1), (0, 0, s, s)], FLOAT, "VEC4")
+    lift_t = b.accessor([0.0, 2.0], FLOAT, "SCALAR")
+    b.accessors[lift_t]["min"], b.accessors[lift_t]["max"] = [0.0], [2.0]
+    lift_x = b.accessor([(0, y0, 0), (0, y0 + 1, 0)], FLOAT, "VEC3")
+    gltf = {
+        "scene": 0,
+        "scenes": [{"nodes": [0, 3]}],
+        "nodes": [
+            {"name": "Armature", "translation": [0, y0, 0], "children": [1]},
+            {"name": "Shoulder", "children": [2]},
+            {"name": "Elbow", "translation": [1, 0, 0]},
+            {"name": "ArmMesh", "mesh": 0, "skin": 0},
+        ],
+        "meshes": [{"name": "Arm", "primitives": prims}],
+        "skins": [{"joints": [1, 2], "inverseBindMatrices": ibm, "skeleton": 1}],
+        "animations": [
+            {"name": "Bend", "samplers": [{"input": bend_t, "output": bend_q, "interpolation": "LINEAR"}],
+             "channels": [{"sampler": 0, "target": {"node": 2, "path": "rotation"}}]},
+            {"name": "Lift", "samplers": [{"input": lift_t, "output": lift_x, "interpolation": "LINEAR"}],
+             "channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}}]},
+        ],
+    }
+    write_all(b, gltf, out, "arm")
+
+
+def turntable(out):
+    """A square plate of side 0.8 m in z = 0 (normal +z) on one joint that turns about +z at
+    3 rad/s: keys every quarter turn over one revolution (LINEAR, so the slerp turns at a constant
+    rate), to be played with `loop: true`."""
+    b = Builder()
+    omega = 3.0
+    verts = [(-0.4, -0.4, 0.0), (0.4, -0.4, 0.0), (0.4, 0.4, 0.0), (-0.4, 0.4, 0.0)]
+    prim = {
+        "attributes": {
+            "POSITION": b.accessor(verts, FLOAT, "VEC3", minmax=True),
+            "JOINTS_0": b.accessor([(0, 0, 0, 0)] * 4, UBYTE, "VEC4"),
+            "WEIGHTS_0": b.accessor([(1.0, 0, 0, 0)] * 4, FLOAT, "VEC4"),
+        },
+        "indices": b.accessor([0, 1, 2, 0, 2, 3], USHORT, "SCALAR"),
+        "mode": 4,
+    }
+    times = [k * (math.pi / 2) / omega for k in range(5)]
+    t = b.accessor(times, FLOAT, "SCALAR")
+    b.accessors[t]["min"], b.accessors[t]["max"] = [times[0]], [times[-1]]
+    quats = [(0.0, 0.0, math.sin(k * math.pi / 4), math.cos(k * math.pi / 4)) for k in range(5)]
+    q = b.accessor(quats, FLOAT, "VEC4")
+    gltf = {
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1]}],
+        "nodes": [{"name": "Table"}, {"name": "Plate", "mesh": 0, "skin": 0}],
+        "meshes": [{"name": "Plate", "primitives": [prim]}],
+        "skins": [{"joints": [0]}],
+        "animations": [{"name": "Turn", "samplers": [{"input": t, "output": q, "interpolation": "LINEAR"}],
+                        "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}]}],
+    }
+    write_all(b, gltf, out, "turntable", glb_only=True)
+
+
+def main():
+    makers = {"arm": arm, "turntable": turntable}
+    if len(sys.argv) != 3 or sys.argv[1] not in makers:
+        sys.exit(__doc__)
+    makers[sys.argv[1]](sys.argv[2])
+
+
+if __name__ == "__main__":
+    main()
