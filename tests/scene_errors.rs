@@ -493,27 +493,30 @@ fn penalty_cloth_and_shell_mistakes_are_named() {
     assert_has(&err(&bowl), &["bodies[0].mesh.inner_radius", "bodies[0].mesh.resolution", "even"]);
 }
 
-/// A mesh collider needs the Smooth pipeline (it generates an MLS field), a `.ply`/`.obj` file
-/// that exists, and a positive scale.
+/// A mesh collider needs a `.ply`/`.obj` file that exists and a positive scale, in every
+/// pipeline; in `Nonsmooth` it does not touch rigid bodies, so a scene with one is refused.
 #[test]
-fn mesh_collider_needs_smooth_an_existing_file_and_a_positive_scale() {
+fn mesh_collider_needs_an_existing_file_a_positive_scale_and_no_rigid_body_in_nonsmooth() {
     let dir = tempfile::tempdir().unwrap();
     let mesh = r#"Mesh(name: "ground", material: "wood", path: "ground.obj", scale: -1.0)"#;
     let text = edit(r#"Plane(name: "floor", material: "wood")"#, mesh);
-    std::fs::write(dir.path().join("scene.ron"), &text).unwrap();
+    for pipeline in ["Penalty(newton: (max_iterations: 20))", "Smooth(field: (radius: 0.05))", "Nonsmooth()"] {
+        let text = text.replace("Penalty(newton: (max_iterations: 20))", pipeline);
+        std::fs::write(dir.path().join("scene.ron"), &text).unwrap();
+        let e = load_scene(&dir.path().join("scene.ron"), &[]).unwrap_err().to_string();
+        assert_has(&e, &["colliders[0].path = \"ground.obj\": file not found", "colliders[0].scale = -1"]);
+    }
+    std::fs::write(dir.path().join("ground.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n").unwrap();
+    let rigid = r#"Scene(name: "r", dt: 0.01, duration: 0.1, frame_rate: 10.0,
+    materials: { "wood": (density: 500.0) },
+    bodies: [ Rigid(name: "b", material: "wood", shape: Sphere(radius: 0.1)) ],
+    colliders: [ Mesh(name: "ground", material: "wood", path: "ground.obj") ],
+    pipeline: Nonsmooth(),
+)"#;
+    std::fs::write(dir.path().join("scene.ron"), rigid).unwrap();
     let e = load_scene(&dir.path().join("scene.ron"), &[]).unwrap_err().to_string();
-    assert_has(
-        &e,
-        &[
-            "colliders[0].path = \"ground.obj\": file not found",
-            "colliders[0].scale = -1",
-            "a mesh collider needs `pipeline: Smooth(..)`",
-        ],
-    );
-    let smooth =
-        text.replace("pipeline: Penalty(newton: (max_iterations: 20)),", "pipeline: Smooth(field: (radius: 0.05)),");
-    std::fs::write(dir.path().join("scene.ron"), smooth.replace("scale: -1.0", "scale: 1.0")).unwrap();
-    let e = load_scene(&dir.path().join("scene.ron"), &[]).unwrap_err().to_string();
-    assert!(!e.contains("needs `pipeline: Smooth"), "{e}");
-    assert_has(&e, &["colliders[0].path = \"ground.obj\": file not found"]);
+    assert_has(&e, &["colliders[0]", "not rigid bodies (bodies[0])"]);
+    std::fs::write(dir.path().join("scene.ron"), rigid.replace("Nonsmooth()", "Smooth(field: (radius: 0.05))"))
+        .unwrap();
+    load_scene(&dir.path().join("scene.ron"), &[]).unwrap_or_else(|e| panic!("{e}"));
 }

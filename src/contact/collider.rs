@@ -54,9 +54,11 @@ impl Placement {
     }
 }
 
-/// A triangle-mesh collider (`Smooth` pipeline: it generates an MLS field): its mesh in its own
-/// frame, placed and moved as the analytic colliders are, and optionally deforming by a
-/// per-vertex animation.
+/// A triangle-mesh collider: its mesh in its own frame, placed and moved as the analytic
+/// colliders are, and optionally deforming by a per-vertex animation. `Smooth` makes an MLS field
+/// of it; the nodal pipelines (`Penalty`, `Nonsmooth`) carry its vertices as prescribed nodes,
+/// so that its triangles take part in vertex–triangle contact as another body's would, with
+/// their prescribed velocities in the friction terms.
 #[derive(Debug, Clone)]
 pub struct MeshCollider {
     pub name: String,
@@ -69,11 +71,28 @@ pub struct MeshCollider {
     /// Per-vertex animation in the collider's frame (`vertices` is its first frame), under the
     /// placement's rigid motion.
     pub animation: Option<std::sync::Arc<crate::model::animation::VertexAnimation>>,
+    /// The global nodes carrying its vertices in the nodal pipelines (empty in `Smooth`).
+    pub nodes: std::ops::Range<usize>,
+    /// Its triangles over those nodes (empty in `Smooth`).
+    pub node_triangles: Vec<[usize; 3]>,
 }
 
 impl MeshCollider {
     pub fn placement(&self, t: f64) -> Placement {
         Placement::of(&self.position, &self.rotation, &self.motion, t)
+    }
+
+    /// Its vertices in world coordinates at time `t` (animated, then placed).
+    pub fn world_vertices(&self, t: f64, work: &mut Vec<Vector3<f64>>) -> Vec<Vector3<f64>> {
+        let local = match &self.animation {
+            Some(a) => {
+                a.positions(t, work);
+                &work[..]
+            }
+            None => &self.vertices[..],
+        };
+        let at = self.placement(t);
+        local.iter().map(|x| at.center + at.rotation * x).collect()
     }
 }
 

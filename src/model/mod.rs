@@ -256,7 +256,8 @@ pub struct Model {
     pub colliders: Vec<Collider>,
     /// Per collider: matchstick structure direction in world axes.
     pub collider_structure: Vec<Option<Vector3<f64>>>,
-    /// Triangle-mesh colliders (`Smooth` only), apart from the analytic ones.
+    /// Triangle-mesh colliders, apart from the analytic ones (in the nodal pipelines their
+    /// vertices are prescribed nodes, after every body's).
     pub mesh_colliders: Vec<crate::contact::collider::MeshCollider>,
     pub rigids: Vec<Rigid>,
     /// Bilateral joints between rigid bodies (or a body and the world).
@@ -269,7 +270,7 @@ pub struct Model {
     pub kinematic: Vec<KinematicSet>,
     /// Per node: is its motion prescribed.
     pub node_is_kinematic: Vec<bool>,
-    /// Per node: the solid it belongs to.
+    /// Per node: the scene body (`bodies[b]`) it belongs to; `usize::MAX` for a mesh collider's.
     pub node_body: Vec<usize>,
     pub pipeline: PipelineSpec,
     pub output: OutputSpec,
@@ -309,6 +310,15 @@ impl Model {
                 v[3 * i..3 * i + 3].copy_from_slice(vk.as_slice());
             }
         }
+        // A mesh collider's vertices where its placement and animation put them at the end.
+        for c in self.mesh_colliders.iter().filter(|c| !c.nodes.is_empty()) {
+            let target = c.world_vertices(t + duration, &mut work);
+            for (i, target) in c.nodes.clone().zip(target) {
+                let lv = (target - node(x, i)) / duration;
+                let vk = lv * (duration / dq_dv) + (node(x, i) - node(q_hat, i)) / dq_dv;
+                v[3 * i..3 * i + 3].copy_from_slice(vk.as_slice());
+            }
+        }
     }
 
     /// The same model with every scripted motion (kinematic sets, colliders) frozen.
@@ -319,6 +329,10 @@ impl Model {
             k.follow = None;
         });
         m.colliders.iter_mut().for_each(|c| c.motion = motion::Motion::Fixed);
+        m.mesh_colliders.iter_mut().for_each(|c| {
+            c.motion = motion::Motion::Fixed;
+            c.animation = None;
+        });
         for r in m.rigids.iter_mut().filter(|r| r.motion.is_some()) {
             r.motion = Some(motion::Motion::Fixed);
             r.spin = Vector3::zeros();

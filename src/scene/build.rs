@@ -238,7 +238,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     }
     attach_roots(loaded, &mut rod_bundles, &rigid_state, &node_is_kinematic, &node_body, &q, &mut v)?;
 
-    let mesh_colliders = scene
+    let mut mesh_colliders = scene
         .colliders
         .iter()
         .enumerate()
@@ -260,9 +260,16 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                 position: Vector3::from(*position),
                 motion: motion(mo),
                 animation,
+                nodes: 0..0,
+                node_triangles: Vec::new(),
             })
         })
         .collect::<Result<Vec<_>, SceneError>>()?;
+    if !matches!(scene.pipeline, PipelineSpec::Smooth(_)) {
+        for m in &mut mesh_colliders {
+            mesh_collider_nodes(m, &mut q, &mut v, &mut node_mass, &mut node_body, &mut node_is_kinematic);
+        }
+    }
     let analytic = || scene.colliders.iter().filter(|c| !matches!(c, ColliderSpec::Mesh { .. }));
     let collider_structure = analytic()
         .map(|c| match c {
@@ -428,6 +435,28 @@ pub fn volume_zone(
         ));
     }
     Ok(zone)
+}
+
+/// A mesh collider's vertices appended as prescribed nodes (where it is at t = 0, massless, at
+/// rest: their velocities are set each step), and its triangles over them.
+fn mesh_collider_nodes(
+    m: &mut crate::contact::collider::MeshCollider,
+    q: &mut Vec<f64>,
+    v: &mut Vec<f64>,
+    node_mass: &mut Vec<f64>,
+    node_body: &mut Vec<usize>,
+    node_is_kinematic: &mut Vec<bool>,
+) {
+    let first = node_mass.len();
+    for x in m.world_vertices(0.0, &mut Vec::new()) {
+        q.extend_from_slice(x.as_slice());
+        v.extend_from_slice(&[0.0; 3]);
+        node_mass.push(0.0);
+        node_body.push(usize::MAX);
+        node_is_kinematic.push(true);
+    }
+    m.nodes = first..node_mass.len();
+    m.node_triangles = m.triangles.iter().map(|t| t.map(|i| first + i)).collect();
 }
 
 /// A mesh's surface from its file, or from its numbered sequence or glTF skinned animation with

@@ -1139,12 +1139,15 @@ fn colliders(c: &mut Checks, s: &Scene, base_dir: &Path) {
             ColliderSpec::Mesh { material, path, scale, motion, animation, .. } => {
                 c.positive(&format!("{p}.scale"), *scale, "");
                 mesh_collider_files(c, &p, path, animation.as_ref(), base_dir);
-                if !matches!(s.pipeline, PipelineSpec::Smooth(_)) {
+                let rigid = s.bodies.iter().position(|b| matches!(b, BodySpec::Rigid(_)));
+                if let (PipelineSpec::Nonsmooth(_), Some(r)) = (&s.pipeline, rigid) {
                     c.push(
                         p.clone(),
                         Some(format!("Mesh(name: {:?}, ..)", collider_name(col))),
-                        "a mesh collider needs `pipeline: Smooth(..)`, where it generates an MLS field (the other \
-                         pipelines take Plane, Box, Sphere and Cylinder colliders)",
+                        format!(
+                            "in `Nonsmooth` a mesh collider touches solids, cloth and rods, not rigid bodies \
+                             (bodies[{r}]): use `Smooth`, where it generates an MLS field, or analytic colliders"
+                        ),
                     );
                 }
                 (material, motion)

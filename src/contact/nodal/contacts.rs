@@ -172,7 +172,8 @@ pub(super) fn vertex_triangle_contact(
     match closest_triangle_feature(xv, &pt) {
         TriangleFeature::Face(w) => {
             let thickness = mesh.vertex_radius[v as usize] + mesh.triangle_radius[t as usize];
-            let c = NodalContact::vertex_face(node, (t as usize, tri), xv, &pt, w, thickness);
+            let one_sided = mesh.triangle_one_sided(t);
+            let c = NodalContact::vertex_face(node, (t as usize, tri), xv, &pt, w, thickness, one_sided);
             if c.gap < margin {
                 out.push(c);
             }

@@ -80,6 +80,10 @@ struct Chain {
 #[derive(Debug, Clone, Copy)]
 struct ObjectOptions {
     self_contact: bool,
+    /// Its triangles have an outside (where their normals face): a vertex over a face is at
+    /// the signed distance, so one that ends a step a hair behind it is pushed back out, not
+    /// further in (a mesh collider's surface).
+    one_sided: bool,
 }
 
 /// Immutable contact topology. Build with [`ContactMeshBuilder`].
@@ -166,7 +170,13 @@ impl ContactMeshBuilder {
 
     /// A new object; `self_contact` says whether its primitives collide with each other.
     pub fn add_object(&mut self, self_contact: bool) -> ObjectId {
-        self.objects.push(ObjectOptions { self_contact });
+        self.objects.push(ObjectOptions { self_contact, one_sided: false });
+        (self.objects.len() - 1) as ObjectId
+    }
+
+    /// A new object without self-contact whose surface is one-sided (a mesh collider's).
+    pub fn add_one_sided_object(&mut self) -> ObjectId {
+        self.objects.push(ObjectOptions { self_contact: false, one_sided: true });
         (self.objects.len() - 1) as ObjectId
     }
 
@@ -407,6 +417,11 @@ impl ContactMesh {
     /// Vertex primitive of `node`, if the node is in the mesh.
     pub fn node_vertex(&self, node: usize) -> Option<u32> {
         self.node_vertex.get(node).copied().filter(|&v| v != NONE)
+    }
+
+    /// Whether triangle `t` has an outside (its object is one-sided).
+    pub fn triangle_one_sided(&self, t: u32) -> bool {
+        self.objects[self.triangle_object[t as usize] as usize].one_sided
     }
 
     fn objects_excluded(&self, a: ObjectId, b: ObjectId) -> bool {

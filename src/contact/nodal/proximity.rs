@@ -290,11 +290,13 @@ impl NodalContact {
         t: &[[f64; 3]; 3],
         w: [f64; 3],
         thickness: f64,
+        one_sided: bool,
     ) -> Self {
-        // The face normal is exact for an interior closest point, also at zero distance.
+        // The face normal is exact for an interior closest point, also at zero distance. Two-sided,
+        // the vertex is on the side it is on; one-sided, outside is where the normal faces.
         let prox = evaluate(Feature::Face, 1.0, x, t);
         let (normal, dist) =
-            if prox.gap < 0.0 { (prox.normal.map(|c| -c), -prox.gap) } else { (prox.normal, prox.gap) };
+            if prox.gap < 0.0 && !one_sided { (prox.normal.map(|c| -c), -prox.gap) } else { (prox.normal, prox.gap) };
         let n = tri.1;
         NodalContact {
             nodes: [v, n[0], n[1], n[2]],
@@ -479,7 +481,7 @@ mod tests {
             // The contact built from the closest feature reproduces the distance and its normal
             // points from the triangle to the vertex.
             let c = match closest_triangle_feature(x, &t) {
-                TriangleFeature::Face(w) => NodalContact::vertex_face(0, (0, [1, 2, 3]), x, &t, w, 0.0),
+                TriangleFeature::Face(w) => NodalContact::vertex_face(0, (0, [1, 2, 3]), x, &t, w, 0.0, false),
                 TriangleFeature::Edge(k, s) => {
                     NodalContact::vertex_edge(0, (0, [1 + k, 1 + (k + 1) % 3]), x, [t[k], t[(k + 1) % 3]], s, 0.0)
                 }
@@ -515,8 +517,14 @@ mod tests {
         assert_eq!(point_triangle_distance2([1.0, 1.0, 3.0], &point), 4.0);
         assert_eq!(closest_triangle_feature([1.0, 1.0, 3.0], &point), TriangleFeature::Vertex(0));
         // Zero-distance contacts still have unit normals.
-        let c = NodalContact::vertex_face(9, (0, [0, 1, 2]), [0.2, 0.2, 0.0], &t, [0.6, 0.2, 0.2], 0.0);
+        let c = NodalContact::vertex_face(9, (0, [0, 1, 2]), [0.2, 0.2, 0.0], &t, [0.6, 0.2, 0.2], 0.0, false);
         assert_eq!((c.normal, c.gap), ([0.0, 0.0, 1.0], 0.0));
+        // A vertex a hair behind a face: two-sided it is on the back, one-sided it is inside.
+        let behind = [0.2, 0.2, -1e-6];
+        let c = NodalContact::vertex_face(9, (0, [0, 1, 2]), behind, &t, [0.6, 0.2, 0.2], 0.0, false);
+        assert_eq!((c.normal, c.gap), ([0.0, 0.0, -1.0], 1e-6));
+        let c = NodalContact::vertex_face(9, (0, [0, 1, 2]), behind, &t, [0.6, 0.2, 0.2], 0.0, true);
+        assert_eq!((c.normal, c.gap), ([0.0, 0.0, 1.0], -1e-6));
         let c = NodalContact::vertex_edge(9, (0, [0, 1]), [0.5, 0.0, 0.0], [t[0], t[1]], 0.5, 0.0);
         assert!((norm2(c.normal) - 1.0).abs() < 1e-15 && c.normal[0] == 0.0);
         let c = NodalContact::vertex_vertex(1, 2, [0.5; 3], [0.5; 3], 1e-3);

@@ -1,7 +1,8 @@
 //! Contact detection for the penalty pipeline.
 //!
 //! Vertex–collider pairs are checked exhaustively (surface nodes × colliders, cheap). Vertex–
-//! triangle pairs between bodies (solids and cloths, both ways) use per-step candidate lists from
+//! triangle pairs between bodies (solids and cloths, both ways, and against mesh colliders,
+//! whose vertices are prescribed nodes) use per-step candidate lists from
 //! an R*-tree of triangle boxes inflated by a motion margin; each evaluation picks the closest
 //! candidate triangle per vertex. The end-of-step check re-runs the broad phase at the new
 //! positions, so a vertex that moved beyond its margin is caught (and the step repeated), never
@@ -96,7 +97,8 @@ struct Surface<'m> {
     two_sided: bool,
 }
 
-/// The contact surfaces of every solid (boundary) and cloth (all of it). With an implicit geometry
+/// The contact surfaces of every solid (boundary), cloth (all of it) and mesh collider. With an
+/// implicit geometry
 /// the solids' boundaries contribute their vertices but their triangles are fields of their own
 /// ([`implicit_candidates`]).
 fn surfaces(model: &Model) -> Vec<Surface<'_>> {
@@ -112,14 +114,23 @@ fn surfaces(model: &Model) -> Vec<Surface<'_>> {
         material: c.material,
         two_sided: true,
     });
-    solids.chain(cloths).collect()
+    // A mesh collider is one-sided (outside is where its normals face); its prescribed vertices
+    // touch nothing themselves.
+    let meshes = model.mesh_colliders.iter().map(|m| Surface {
+        triangles: &m.node_triangles,
+        vertices: Vec::new(),
+        material: m.material,
+        two_sided: false,
+    });
+    solids.chain(cloths).chain(meshes).collect()
 }
 
 /// Per-step contact context.
 pub struct Detector {
     pub candidates: Vec<VertexCandidates>,
     pub margin: f64,
-    /// Per body (solids, then cloths): its material and the vertices that touch colliders.
+    /// Per surface (solids, cloths, mesh colliders): its material and the vertices that touch
+    /// colliders.
     vertices: Vec<(usize, Vec<usize>)>,
     /// Vertices near the implicit surfaces of solids (`contact.geometry: Implicit`).
     pub implicit: Arc<ImplicitCandidates>,
@@ -149,7 +160,9 @@ impl Detector {
         }
         let mut boxes = Vec::new();
         for (b, s) in surfaces.iter().enumerate() {
-            if field.is_some() && !s.two_sided {
+            // Solids' boundaries are fields of their own with an implicit geometry; cloths and
+            // mesh colliders keep their triangles.
+            if field.is_some() && b < model.solids.len() {
                 continue;
             }
             for t in s.triangles {
