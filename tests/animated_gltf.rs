@@ -2,8 +2,6 @@
 //! to its analytic pose, in each of glTF's three storage forms; clip choice and looping; the
 //! refusals; a turntable given as a glTF clip against the same turntable as a rigid `Spin`.
 
-#[path = "support/scene_run.rs"]
-mod scene_run;
 #[path = "support/turntable.rs"]
 mod table;
 
@@ -11,7 +9,6 @@ use fricsim::mesh::gltf_read::read_skinned;
 use fricsim::model::animation::VertexAnimation;
 use nalgebra::Vector3;
 use std::path::{Path, PathBuf};
-use table::{DT, G, OMEGA, R, spun_plate, turntable};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/gltf").join(name)
@@ -177,26 +174,7 @@ fn a_turntable_given_as_a_gltf_clip_moves_a_box_as_the_rigid_spin_does() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(data("turntable.glb"), dir.path().join("turntable.glb")).unwrap();
     let gltf = r#"Mesh(name: "plate", material: "m", path: "turntable.glb", animation: (loop: true))"#;
-    let mu = 0.4;
-    let (mut spin, mut anim) = (turntable(dir.path(), mu, &spun_plate(dir.path())), turntable(dir.path(), mu, gltf));
-    let mut worst: f64 = 0.0;
-    for _ in 0..100 {
-        scene_run::run_for(&mut spin, DT, DT);
-        scene_run::run_for(&mut anim, DT, DT);
-        worst = worst.max((spin.state.rigid[0].position - anim.state.rigid[0].position).norm());
-    }
-    println!("largest difference {worst:e} m");
+    let (worst, _) = table::distance_from_spin(dir.path(), gltf);
     assert!(worst < 1e-6, "the glTF turntable moved the box {worst:e} m away from the spun one");
-    let critical = OMEGA * OMEGA * R / G;
-    for (factor, sticks) in [(1.02, true), (0.98, false)] {
-        let mut s = turntable(dir.path(), factor * critical, gltf);
-        scene_run::run_for(&mut s, 1.0, DT);
-        let drift = s.state.rigid[0].position.xy().norm() - R;
-        println!("mu = {factor} mu*: radial drift {drift:e} m");
-        if sticks {
-            assert!(drift.abs() < 1e-3, "mu {factor} mu*: drifted {drift} m");
-        } else {
-            assert!(drift > 1e-2, "mu {factor} mu*: drifted only {drift} m");
-        }
-    }
+    table::sticks_iff_mu_g_reaches_omega_squared_r(dir.path(), gltf);
 }

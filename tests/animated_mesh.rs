@@ -2,12 +2,10 @@
 //! sequence against the same turntable given as a rigid `Spin`, the stick/slip threshold of a
 //! box riding on it, the refusals of sequences that are not one animation, and the output.
 
-#[path = "support/scene_run.rs"]
-mod scene_run;
 #[path = "support/turntable.rs"]
 mod table;
 
-use table::{DT, G, OMEGA, R, plate_obj, spun_plate, turntable as support_turntable};
+use table::{DT, OMEGA, R, plate_obj};
 
 use std::path::Path;
 
@@ -17,21 +15,16 @@ fn write_sequence(dir: &Path, seconds: f64) {
     write_frames(dir, seconds, 1.0 / DT);
 }
 
+/// The plate as the sequence `plate_{:04}.obj` of one frame per step.
+fn sequence_plate() -> String {
+    format!(r#"Mesh(name: "plate", material: "m", path: "plate_{{:04}}.obj", animation: (fps: {}))"#, 1.0 / DT)
+}
+
 /// The plate turning at OMEGA, `fps` frames per second.
 fn write_frames(dir: &Path, seconds: f64, fps: f64) {
     for k in 0..=(seconds * fps).round() as usize {
         std::fs::write(dir.join(format!("plate_{k:04}.obj")), plate_obj(OMEGA * k as f64 / fps)).unwrap();
     }
-}
-
-/// The turntable with the plate as a rigid `Spin` or as the sequence `plate_{:04}.obj`.
-fn turntable(dir: &Path, mu: f64, animated: bool) -> fricsim::simulation::Simulation {
-    let collider = if animated {
-        format!(r#"Mesh(name: "plate", material: "m", path: "plate_{{:04}}.obj", animation: (fps: {}))"#, 1.0 / DT)
-    } else {
-        spun_plate(dir)
-    };
-    support_turntable(dir, mu, &collider)
 }
 
 /// The box co-rotating with the table: the animated sequence moves it as the rigid `Spin` does
@@ -42,18 +35,9 @@ fn turntable(dir: &Path, mu: f64, animated: bool) -> fricsim::simulation::Simula
 fn an_animated_turntable_moves_a_box_as_the_rigid_spin_does() {
     let dir = tempfile::tempdir().unwrap();
     write_sequence(dir.path(), 0.1);
-    let mu = 0.4;
-    let (mut spin, mut anim) = (turntable(dir.path(), mu, false), turntable(dir.path(), mu, true));
-    let mut worst: f64 = 0.0;
-    for _ in 0..100 {
-        scene_run::run_for(&mut spin, DT, DT);
-        scene_run::run_for(&mut anim, DT, DT);
-        worst = worst.max((spin.state.rigid[0].position - anim.state.rigid[0].position).norm());
-    }
-    println!("largest difference {worst:e} m");
+    let (worst, p) = table::distance_from_spin(dir.path(), &sequence_plate());
     assert!(worst < 1e-6, "the animated turntable moved the box {worst:e} m away from the spun one");
     // Where the table has carried it: turned by ω t about the axis.
-    let p = anim.state.rigid[0].position;
     let a = OMEGA * 100.0 * DT;
     assert!(
         (p.xy() - nalgebra::Vector2::new(R * a.cos(), R * a.sin())).norm() < 1e-4,
@@ -74,18 +58,9 @@ fn an_animated_turntable_moves_a_box_as_the_rigid_spin_does() {
 fn a_box_on_the_animated_turntable_sticks_iff_mu_g_reaches_omega_squared_r() {
     let dir = tempfile::tempdir().unwrap();
     write_sequence(dir.path(), 1.0);
-    let critical = OMEGA * OMEGA * R / G;
-    for (factor, sticks) in [(1.02, true), (0.98, false)] {
-        let mut s = turntable(dir.path(), factor * critical, true);
-        scene_run::run_for(&mut s, 1.0, DT);
-        let drift = s.state.rigid[0].position.xy().norm() - R;
-        println!("mu = {factor} mu*: radial drift {drift:e} m");
-        if sticks {
-            assert!(drift.abs() < 1e-3, "mu {factor} mu*: drifted {drift} m");
-        } else {
-            assert!(drift > 1e-2, "mu {factor} mu*: drifted only {drift} m");
-        }
-    }
+    let plate =
+        format!(r#"Mesh(name: "plate", material: "m", path: "plate_{{:04}}.obj", animation: (fps: {}))"#, 1.0 / DT);
+    table::sticks_iff_mu_g_reaches_omega_squared_r(dir.path(), &plate);
 }
 
 fn refusal(dir: &Path, collider: &str) -> String {

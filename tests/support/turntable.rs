@@ -53,3 +53,40 @@ pub fn turntable(dir: &Path, mu: f64, collider: &str) -> fricsim::simulation::Si
     let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
     fricsim::simulation::Simulation::new(model, state)
 }
+
+/// The largest distance over 100 steps between the box on the rigid `Spin` plate and on `plate`;
+/// and where the box on `plate` is then.
+pub fn distance_from_spin(dir: &Path, plate: &str) -> (f64, nalgebra::Vector3<f64>) {
+    let mu = 0.4;
+    let (mut spin, mut other) = (turntable(dir, mu, &spun_plate(dir)), turntable(dir, mu, plate));
+    let mut worst: f64 = 0.0;
+    for _ in 0..100 {
+        for s in [&mut spin, &mut other] {
+            let st = s.step().expect("finite state");
+            assert!(st.converged, "step {} failed: {:?}", s.state.step, st.failure);
+        }
+        worst = worst.max((spin.state.rigid[0].position - other.state.rigid[0].position).norm());
+    }
+    println!("largest difference {worst:e} m");
+    (worst, other.state.rigid[0].position)
+}
+
+/// Stick iff μ g ≥ ω² r on `plate`: at 1.02 μ* the box keeps its radius over 1 s to 1 mm, at
+/// 0.98 μ* it slides out more than 1 cm (the net outward acceleration 0.02 ω² r = 0.054 m/s²).
+pub fn sticks_iff_mu_g_reaches_omega_squared_r(dir: &Path, plate: &str) {
+    let critical = OMEGA * OMEGA * R / G;
+    for (factor, sticks) in [(1.02, true), (0.98, false)] {
+        let mut s = turntable(dir, factor * critical, plate);
+        for _ in 0..(1.0 / DT).round() as usize {
+            let st = s.step().expect("finite state");
+            assert!(st.converged, "step {} failed: {:?}", s.state.step, st.failure);
+        }
+        let drift = s.state.rigid[0].position.xy().norm() - R;
+        println!("mu = {factor} mu*: radial drift {drift:e} m");
+        if sticks {
+            assert!(drift.abs() < 1e-3, "mu {factor} mu*: drifted {drift} m");
+        } else {
+            assert!(drift > 1e-2, "mu {factor} mu*: drifted only {drift} m");
+        }
+    }
+}
