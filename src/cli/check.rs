@@ -201,6 +201,9 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
             }
         );
     }
+    for a in &model.attached_regions {
+        let _ = writeln!(s, "  {} nodes riding on dynamic body '{}'", a.nodes.len(), model.rigids[a.body].name);
+    }
     match &model.pipeline {
         crate::scene::schema::PipelineSpec::Penalty(p) => {
             let _ = writeln!(

@@ -196,6 +196,19 @@ pub struct Attachment {
     pub offsets: Vec<Vector3<f64>>,
 }
 
+/// Nodes of a `kinematic` region attached to a dynamic rigid body (`attach_to`): they ride on it,
+/// their velocity the body's at their offsets (the nonsmooth nodal step eliminates them onto
+/// the body's 6 velocity entries, as it does attached rod roots).
+#[derive(Debug, Clone)]
+pub struct AttachedRegion {
+    /// Index of the body in `Model::rigids` (a dynamic one).
+    pub body: usize,
+    pub nodes: Vec<usize>,
+    /// Per node: its offset from the body's centre of mass, in the body frame, from the scene
+    /// placement at t = 0.
+    pub offsets: Vec<Vector3<f64>>,
+}
+
 /// Nodes moved by a script instead of dynamics.
 #[derive(Debug, Clone)]
 pub struct KinematicSet {
@@ -268,6 +281,8 @@ pub struct Model {
     /// Lumped mass per node.
     pub node_mass: Vec<f64>,
     pub kinematic: Vec<KinematicSet>,
+    /// Regions riding on dynamic rigid bodies.
+    pub attached_regions: Vec<AttachedRegion>,
     /// Per node: is its motion prescribed.
     pub node_is_kinematic: Vec<bool>,
     /// Per node: the scene body (`bodies[b]`) it belongs to; `usize::MAX` for a mesh collider's.

@@ -1,8 +1,8 @@
 //! Build the `Model` and initial `State` from a loaded, validated scene.
 
 use super::schema::{
-    BodySpec, ColliderSpec, FrictionLawSpec, MeshSpec, MotionSpec, PipelineSpec, RegionSpec, Scene, Vec3,
-    VolumeJacobian, VolumeRegion, VolumeSpec,
+    BodySpec, ColliderSpec, FrictionLawSpec, MeshSpec, MotionSpec, PipelineSpec, Scene, Vec3, VolumeJacobian,
+    VolumeRegion, VolumeSpec,
 };
 use super::{LoadedScene, SceneError, error_at, resolve_path, rigid, thin};
 use crate::contact::collider::{Collider, Shape};
@@ -11,7 +11,7 @@ use crate::energy::{Lame, Material, TetElement};
 use crate::friction::smooth::SmoothFriction;
 use crate::mesh::{TetMesh, procedural, vtk_read};
 use crate::model::motion::{Motion, RigidKey};
-use crate::model::{FrictionTable, KinematicSet, Model, RodBundle, Solid, State};
+use crate::model::{FrictionTable, Model, RodBundle, Solid, State};
 use crate::rigid::RigidBody;
 use nalgebra::{Matrix3, Rotation3, Unit, UnitQuaternion, Vector3};
 
@@ -90,7 +90,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
 
     let (mut q, mut v, mut node_mass, mut node_body) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut solids = Vec::new();
-    let mut kinematic = Vec::new();
+    let (mut kinematic, mut attached) = (Vec::new(), Vec::new());
     let mut rigids = Vec::new();
     let mut rigid_state = Vec::new();
     let mut shapes = rigid::ShapeCache::default();
@@ -114,6 +114,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                     node_mass: &mut node_mass,
                     node_body: &mut node_body,
                     kinematic: &mut kinematic,
+                    attached: &mut attached,
                 };
                 match body {
                     BodySpec::Cloth(spec) => cloths.push(thin::cloth(loaded, &field, b, spec, mat, &mut arrays)?),
@@ -179,27 +180,17 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                 TetElement::new(t.map(global), &rest)
             })
             .collect();
-        for (k, kin) in spec.kinematic.iter().enumerate() {
-            let RegionSpec::Box { min, max } = kin.region;
-            let nodes: Vec<usize> = (0..mesh.vertices.len())
-                .filter(|&i| (0..3).all(|c| mesh.vertices[i][c] >= min[c] && mesh.vertices[i][c] <= max[c]))
-                .map(global)
-                .collect();
-            if nodes.is_empty() {
-                return Err(error_at(
-                    &file,
-                    &format!("{field}.kinematic[{k}].region"),
-                    format!(
-                        "selects no vertex of body '{}' (its bounding box after placement is {:?})",
-                        spec.name,
-                        bbox(&mesh)
-                    ),
-                ));
-            }
-            let rest: Vec<Vector3<f64>> = nodes.iter().map(|&i| mesh.vertices[i - offset]).collect();
-            let follow = follow(loaded, &format!("{field}.kinematic[{k}]"), kin.follow.as_ref(), &rest)?;
-            kinematic.push(KinematicSet { nodes, rest, motion: motion(&kin.motion), follow });
-        }
+        let empty = || {
+            format!("selects no vertex of body '{}' (its bounding box after placement is {:?})", spec.name, bbox(&mesh))
+        };
+        super::regions::Regions { kinematic: &mut kinematic, attached: &mut attached }.add(
+            loaded,
+            &field,
+            &spec.kinematic,
+            &mesh.vertices,
+            offset,
+            &empty,
+        )?;
         let surface: Vec<[usize; 3]> = mesh.surface_triangles().into_iter().map(|t| t.map(global)).collect();
         let volume = match &spec.volume {
             None => None,
@@ -237,6 +228,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         }
     }
     attach_roots(loaded, &mut rod_bundles, &rigid_state, &node_is_kinematic, &node_body, &q, &mut v)?;
+    super::regions::attach(loaded, &mut attached, &rigid_state, &node_is_kinematic, &node_body, &q, &mut v)?;
 
     let mut mesh_colliders = scene
         .colliders
@@ -346,6 +338,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         friction,
         node_mass,
         kinematic,
+        attached_regions: attached,
         node_is_kinematic,
         node_body,
         pipeline: scene.pipeline.clone(),
@@ -386,9 +379,9 @@ fn attach_roots(
                     ),
                 ));
             }
-            let x = crate::model::node(q, i);
-            att.offsets.push(body.orientation.inverse() * (x - body.position));
-            crate::model::set_node(v, i, &body.point_velocity(&x));
+            let (offset, velocity) = super::regions::ride(body, &crate::model::node(q, i));
+            att.offsets.push(offset);
+            crate::model::set_node(v, i, &velocity);
         }
     }
     Ok(())

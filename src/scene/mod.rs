@@ -10,6 +10,7 @@ mod joints;
 pub mod load;
 mod locate;
 pub mod overrides;
+mod regions;
 mod rigid;
 pub mod schema;
 mod thin;

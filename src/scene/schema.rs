@@ -540,6 +540,10 @@ pub struct KinematicSpec {
     /// nearest point of the sequence's first frame (keeping its offset from it).
     #[serde(default)]
     pub follow: Option<FollowSpec>,
+    /// Attach the selected vertices to a rigid body instead of a `motion`: a scripted body's
+    /// script moves them; on a dynamic body they ride as part of it (`Nonsmooth` only).
+    #[serde(default)]
+    pub attach_to: Option<String>,
 }
 
 /// An animated surface a kinematic region rides on: a numbered sequence of mesh files in world

@@ -1,7 +1,7 @@
 //! Cloth and rod bodies of a scene: geometry, elements, lumped masses and initial frames.
 
 use super::build::{motion, rotation_from_degrees};
-use super::schema::{BodySpec, ClothMeshSpec, ClothSpec, CurvesSpec, KinematicSpec, RegionSpec, RodsSpec};
+use super::schema::{ClothMeshSpec, ClothSpec, CurvesSpec, KinematicSpec, RodsSpec};
 use super::{LoadedScene, SceneError, error_at};
 use crate::energy::bending::{HingeElement, hinge_stiffness};
 use crate::energy::membrane::{MembraneElement, MembraneMaterial};
@@ -17,6 +17,7 @@ pub struct NodalArrays<'a> {
     pub node_mass: &'a mut Vec<f64>,
     pub node_body: &'a mut Vec<usize>,
     pub kinematic: &'a mut Vec<KinematicSet>,
+    pub attached: &'a mut Vec<crate::model::AttachedRegion>,
 }
 
 impl NodalArrays<'_> {
@@ -45,33 +46,17 @@ fn material_constants(
     }
 }
 
-/// Kinematic sets selected by regions over the body's nodes `offset..offset + x.len()`.
+/// The body's `kinematic` regions over its nodes `offset..offset + x.len()`.
 fn kinematic_sets(
     loaded: &LoadedScene,
     field: &str,
     specs: &[KinematicSpec],
     x: &[Vector3<f64>],
     offset: usize,
-    out: &mut Vec<KinematicSet>,
+    arrays: &mut NodalArrays,
 ) -> Result<(), SceneError> {
-    for (k, kin) in specs.iter().enumerate() {
-        let RegionSpec::Box { min, max } = kin.region;
-        let nodes: Vec<usize> = (0..x.len())
-            .filter(|&i| (0..3).all(|c| x[i][c] >= min[c] && x[i][c] <= max[c]))
-            .map(|i| i + offset)
-            .collect();
-        if nodes.is_empty() {
-            return Err(error_at(
-                &loaded.path,
-                &format!("{field}.kinematic[{k}].region"),
-                "selects no node of the body",
-            ));
-        }
-        let rest: Vec<Vector3<f64>> = nodes.iter().map(|&i| x[i - offset]).collect();
-        let follow = super::build::follow(loaded, &format!("{field}.kinematic[{k}]"), kin.follow.as_ref(), &rest)?;
-        out.push(KinematicSet { nodes, rest, motion: motion(&kin.motion), follow });
-    }
-    Ok(())
+    let mut regions = super::regions::Regions { kinematic: arrays.kinematic, attached: arrays.attached };
+    regions.add(loaded, field, specs, x, offset, &|| "selects no node of the body".into())
 }
 
 pub fn cloth(
@@ -125,7 +110,7 @@ pub fn cloth(
     for (p, m) in x.iter().zip(&mass) {
         arrays.push(p, &vel, *m, body);
     }
-    kinematic_sets(loaded, field, &spec.kinematic, &x, offset, arrays.kinematic)?;
+    kinematic_sets(loaded, field, &spec.kinematic, &x, offset, arrays)?;
     let volume = match &spec.volume {
         Some(vs) => Some(super::build::volume_zone(loaded, field, vs, triangles.clone(), arrays.q)?),
         None => None,
@@ -237,32 +222,17 @@ pub fn rods(
         pieces.push(RodPiece { rod, first, len: c.len() });
         all.extend(c.iter().copied());
     }
-    kinematic_sets(loaded, field, &spec.kinematic, &all, offset, arrays.kinematic)?;
+    kinematic_sets(loaded, field, &spec.kinematic, &all, offset, arrays)?;
     // Roots follow `root_motion`, or the scripted motion of the body they are attached to (the
     // same rigid map of the scene placement, so they stay where they sit on that body). Roots on
     // a dynamic body ride on it: its index here, their body-frame offsets once every body is
     // built (`build::attach_roots`).
     let (root_motion, attached) = match &spec.attach_to {
         None => (spec.fixed_roots.then(|| motion(&spec.root_motion)), None),
-        Some(name) => {
-            let rigid = loaded
-                .scene
-                .bodies
-                .iter()
-                .filter_map(|b| match b {
-                    BodySpec::Rigid(r) => Some(r),
-                    _ => None,
-                })
-                .enumerate()
-                .find(|(_, r)| &r.name == name);
-            // Validation guarantees a rigid body of that name.
-            let (index, r) =
-                rigid.ok_or_else(|| error_at(&loaded.path, &format!("{field}.attach_to"), "names no rigid body"))?;
-            match &r.motion {
-                Some(script) => (Some(motion(script)), None),
-                None => (None, Some(Attachment { body: index, offsets: Vec::new() })),
-            }
-        }
+        Some(name) => match super::regions::attachment(loaded, &format!("{field}.attach_to"), name)? {
+            super::regions::Attach::Scripted(m) => (Some(m), None),
+            super::regions::Attach::Rides(body) => (None, Some(Attachment { body, offsets: Vec::new() })),
+        },
     };
     if let Some(m) = root_motion {
         let nodes: Vec<usize> = pieces.iter().map(|p| p.first).collect();

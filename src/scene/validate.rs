@@ -605,7 +605,7 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                 }
                 motion(c, &format!("{p}.root_motion"), &r.root_motion);
                 if let Some(name) = &r.attach_to {
-                    attach_to(c, s, &p, name, &r.root_motion);
+                    attach_to(c, s, &p, name, "root_motion", &r.root_motion);
                 }
                 continue;
             }
@@ -645,7 +645,7 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
                     format!("must be <= max {} in every component", fmt_v3(max)),
                 );
             }
-            kinematic_motion(c, &kp, kin, base_dir);
+            kinematic_motion(c, s, &kp, kin, base_dir);
         }
         if let Some(vol) = &b.volume {
             volume(c, &format!("{p}.volume"), vol, nonsmooth);
@@ -700,13 +700,28 @@ fn thin_body(
         c.push(p.to_string(), Some(format!("{name:?}")), why);
     }
     for (k, kin) in kin.iter().enumerate() {
-        kinematic_motion(c, &format!("{p}.kinematic[{k}]"), kin, base_dir);
+        kinematic_motion(c, s, &format!("{p}.kinematic[{k}]"), kin, base_dir);
     }
 }
 
-/// A kinematic region's `motion`, or the animated surface it `follow`s instead.
-fn kinematic_motion(c: &mut Checks, kp: &str, kin: &KinematicSpec, base_dir: &Path) {
+/// A kinematic region's `motion`, or the animated surface it `follow`s or the rigid body it is
+/// attached to instead. Riding on a dynamic body is the nonsmooth nodal step's.
+fn kinematic_motion(c: &mut Checks, s: &Scene, kp: &str, kin: &KinematicSpec, base_dir: &Path) {
     motion(c, &format!("{kp}.motion"), &kin.motion);
+    if let Some(name) = &kin.attach_to {
+        if kin.follow.is_some() {
+            c.push(format!("{kp}.follow"), None, "give either `follow` or `attach_to`, not both");
+        }
+        attach_to(c, s, kp, name, "motion", &kin.motion);
+        let dynamic = rigid_specs(s).iter().any(|r| &r.name == name && r.motion.is_none());
+        if dynamic && !matches!(s.pipeline, PipelineSpec::Nonsmooth(_)) {
+            c.push(
+                format!("{kp}.attach_to"),
+                Some(format!("{name:?}")),
+                "riding on a dynamic rigid body needs `pipeline: Nonsmooth(..)` (a scripted body's motion works in every pipeline)",
+            );
+        }
+    }
     if let Some(f) = &kin.follow {
         if kin.motion != MotionSpec::Fixed {
             c.push(format!("{kp}.follow"), None, "give either `motion` or `follow`, not both");
@@ -727,13 +742,13 @@ fn rigid_specs(s: &Scene) -> Vec<&RigidSpec> {
         .collect()
 }
 
-/// Rod roots attached to a body: it must be a rigid body, either dynamic (the roots ride on it)
-/// or kinematic with its whole motion in its script (no free spin on top of it). Rods exist only
-/// in the nonsmooth pipeline (`thin_body`), whose nodal step carries both kinds.
-fn attach_to(c: &mut Checks, s: &Scene, p: &str, name: &str, root_motion: &MotionSpec) {
+/// Nodes attached to a body (rod roots, a region): it must be a rigid body, either dynamic (the
+/// nodes ride on it) or kinematic with its whole motion in its script (no free spin on top of
+/// it); and the nodes' own motion (field `other`) must be left `Fixed`.
+fn attach_to(c: &mut Checks, s: &Scene, p: &str, name: &str, other: &str, own: &MotionSpec) {
     let ap = format!("{p}.attach_to");
-    if *root_motion != MotionSpec::Fixed {
-        c.push(&ap, Some(format!("{name:?}")), "give either `attach_to` or `root_motion`, not both");
+    if *own != MotionSpec::Fixed {
+        c.push(&ap, Some(format!("{name:?}")), format!("give either `attach_to` or `{other}`, not both"));
     }
     let rigids = rigid_specs(s);
     let Some(r) = rigids.iter().find(|r| r.name == name) else {
@@ -742,7 +757,7 @@ fn attach_to(c: &mut Checks, s: &Scene, p: &str, name: &str, root_motion: &Motio
             ap,
             Some(format!("{name:?}")),
             format!(
-                "names no rigid body; roots attach to a rigid body (dynamic, or kinematic with a `motion`): {names:?}"
+                "names no rigid body; nodes attach to a rigid body (dynamic, or kinematic with a `motion`): {names:?}"
             ),
         );
         return;
@@ -751,7 +766,7 @@ fn attach_to(c: &mut Checks, s: &Scene, p: &str, name: &str, root_motion: &Motio
         c.push(
             ap,
             Some(format!("{name:?}")),
-            "names a kinematic body that spins at its `angular_velocity`; roots follow only a scripted motion \
+            "names a kinematic body that spins at its `angular_velocity`; attached nodes follow only a scripted motion \
              (give the rotation as a `Spin`, `Oscillate` or `Rigid` motion instead)",
         );
     }

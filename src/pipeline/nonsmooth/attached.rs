@@ -1,5 +1,5 @@
-//! Rod roots riding on dynamic rigid bodies (`attach_to` naming a dynamic body) in the nodal
-//! step.
+//! Rod roots and attached regions riding on dynamic rigid bodies (`attach_to` naming a dynamic
+//! body) in the nodal step; "roots" below are both.
 //!
 //! A root is rigidly attached to its body at the body-frame offset `r_b` (from the scene
 //! placement), so its velocity is not an unknown: `v_root = V + ω × r` with `r = R r_b`, `R` the
@@ -77,6 +77,12 @@ impl Roots {
                 }
                 root_of[piece.first] = roots.len() as u32;
                 roots.push(Root { node: piece.first, body: att.body, off: usize::MAX, local: *local });
+            }
+        }
+        for region in &model.attached_regions {
+            for (&node, local) in region.nodes.iter().zip(&region.offsets) {
+                root_of[node] = roots.len() as u32;
+                roots.push(Root { node, body: region.body, off: usize::MAX, local: *local });
             }
         }
         let mut map = vec![Map::Free(0); n_free];
