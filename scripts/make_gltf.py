@@ -5,6 +5,7 @@ WEIGHTS_0 per vertex, and named animation clips.
 
     python3 scripts/make_gltf.py arm  OUT_DIR   # the two-bone arm of tests/animated_gltf.rs
     python3 scripts/make_gltf.py turntable OUT_DIR  # a plate turning at 3 rad/s (tests/animated_gltf.rs)
+    python3 scripts/make_gltf.py pincer OUT_DIR  # a two-jaw gripper that closes and lifts (000 E8)
 
 `arm` writes arm.gltf (buffer embedded as base64), arm.glb (binary) and arm_external.gltf with
 arm.bin beside it, all the same content:
@@ -192,8 +193,98 @@ def turntable(out):
     write_all(b, gltf, out, "turntable", glb_only=True)
 
 
+def box(center, half):
+    """The 8 corners and 12 outward triangles of an axis-aligned box."""
+    (cx, cy, cz), (hx, hy, hz) = center, half
+    verts = [(cx + (hx if k & 1 else -hx), cy + (hy if k & 2 else -hy), cz + (hz if k & 4 else -hz)) for k in range(8)]
+    quads = [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5)]
+    return verts, [t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))]
+
+
+def fine_box(center, half, step):
+    """An axis-aligned box whose every face is a uniform grid of squares of about `step` (so a
+    smooth field over it is flat on its faces), outward triangles; vertices shared along edges."""
+    index, verts, tris = {}, [], []
+
+    def vertex(p):
+        key = tuple(round(c, 9) for c in p)
+        if key not in index:
+            index[key] = len(verts)
+            verts.append(key)
+        return index[key]
+
+    n = [max(1, round(2 * h / step)) for h in half]
+    for axis in range(3):
+        u, v = (axis + 1) % 3, (axis + 2) % 3
+        for side in (-1.0, 1.0):
+            def point(i, j):
+                p = [0.0, 0.0, 0.0]
+                p[axis] = center[axis] + side * half[axis]
+                p[u] = center[u] - half[u] + 2 * half[u] * i / n[u]
+                p[v] = center[v] - half[v] + 2 * half[v] * j / n[v]
+                return vertex(p)
+            for i in range(n[u]):
+                for j in range(n[v]):
+                    a, b, c, d = point(i, j), point(i + 1, j), point(i + 1, j + 1), point(i, j + 1)
+                    # (u, v, axis) is right-handed: counter-clockwise in (u, v) faces +axis.
+                    tris += [(a, b, c), (a, c, d)] if side > 0 else [(a, c, b), (a, d, c)]
+    return verts, tris
+
+
+def pincer(out):
+    """A two-jaw gripper (000 E8's pinch, reduced to what grips): a hand bone with two jaw bones,
+    each jaw a 2 x 15 x 4 cm box (x across, y up, z along) centred at y = 0, so that it reaches far
+    below the 6 cm cup it grips and no jaw edge can get under the cup as it slides up, each face
+    a uniform 5 mm grid (a smooth field over it is flat there), skinned to its bone alone, in
+    glTF's +y-up axes. Clip "Pinch": the jaws, 9 cm apart between their inner faces, close to 5.8 cm in 0.4 s,
+    hold 0.1 s, and the hand rises 5 cm (+y) from 0.5 to 1.0 s, then holds to 1.2 s."""
+    b = Builder()
+    prims = []
+    for j, sign in enumerate((-1.0, 1.0)):
+        verts, tris = fine_box((sign * 0.055, 0.0, 0.0), (0.01, 0.075, 0.02), 0.005)
+        prims.append({
+            "attributes": {
+                "POSITION": b.accessor(verts, FLOAT, "VEC3", minmax=True),
+                "JOINTS_0": b.accessor([(j, 0, 0, 0)] * len(verts), UBYTE, "VEC4"),
+                "WEIGHTS_0": b.accessor([(1.0, 0, 0, 0)] * len(verts), FLOAT, "VEC4"),
+            },
+            "indices": b.accessor([i for t in tris for i in t], USHORT, "SCALAR"),
+            "mode": 4,
+        })
+    ibm = b.accessor([tuple(column_major(translation(0, 0, 0)))] * 2, FLOAT, "MAT4")
+
+    def keys(times, values, kind="VEC3"):
+        t = b.accessor(times, FLOAT, "SCALAR")
+        b.accessors[t]["min"], b.accessors[t]["max"] = [times[0]], [times[-1]]
+        return t, b.accessor(values, FLOAT, kind)
+
+    close = 0.016
+    samplers, channels = [], []
+    for j, sign in enumerate((-1.0, 1.0)):
+        t, v = keys([0.0, 0.4], [(0, 0, 0), (-sign * close, 0, 0)])
+        samplers.append({"input": t, "output": v, "interpolation": "LINEAR"})
+        channels.append({"sampler": len(samplers) - 1, "target": {"node": 1 + j, "path": "translation"}})
+    t, v = keys([0.0, 0.5, 1.0, 1.2], [(0, 0, 0), (0, 0, 0), (0, 0.05, 0), (0, 0.05, 0)])
+    samplers.append({"input": t, "output": v, "interpolation": "LINEAR"})
+    channels.append({"sampler": len(samplers) - 1, "target": {"node": 0, "path": "translation"}})
+    gltf = {
+        "scene": 0,
+        "scenes": [{"nodes": [0, 3]}],
+        "nodes": [
+            {"name": "Hand", "children": [1, 2]},
+            {"name": "JawLeft"},
+            {"name": "JawRight"},
+            {"name": "Pincer", "mesh": 0, "skin": 0},
+        ],
+        "meshes": [{"name": "Jaws", "primitives": prims}],
+        "skins": [{"joints": [1, 2], "inverseBindMatrices": ibm}],
+        "animations": [{"name": "Pinch", "samplers": samplers, "channels": channels}],
+    }
+    write_all(b, gltf, out, "pincer", glb_only=True)
+
+
 def main():
-    makers = {"arm": arm, "turntable": turntable}
+    makers = {"arm": arm, "turntable": turntable, "pincer": pincer}
     if len(sys.argv) != 3 or sys.argv[1] not in makers:
         sys.exit(__doc__)
     makers[sys.argv[1]](sys.argv[2])

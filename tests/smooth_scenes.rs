@@ -196,3 +196,44 @@ fn the_trampoline_throws_the_ball_and_it_flies_free() {
     assert!(apex - lowest > 0.2, "the ball rose only {} m", apex - lowest);
     assert!(worst < 1e-9, "in flight the ball's velocity changed by {worst:e} m/s beyond gravity");
 }
+
+/// The pinch of `scenes/glass_pinch.ron` at friction `mu`, run to `seconds`: the cup's centroid
+/// height, and the sum of the magnitudes of the horizontal contact forces on it (the jaws'
+/// normal forces; the table's are vertical).
+fn pinch(mu: f64, seconds: f64) -> (f64, f64) {
+    let mut s = sim("scenes/glass_pinch.ron", &[format!("friction.default.mu={mu}"), format!("duration={seconds}")]);
+    for _ in 0..s.model.step_count() {
+        let st = s.step().expect("finite state");
+        assert!(st.converged, "step {} failed: {:?}", s.state.step, st.failure);
+    }
+    let (normal, _) = s.pipeline.contact_forces(&s.model, &s.state);
+    let squeeze = (0..s.model.node_count()).map(|i| normal[3 * i].hypot(normal[3 * i + 1])).sum();
+    (rigid_motion(&s).0.z, squeeze)
+}
+
+/// 000 E8, the glass pinch (`scenes/glass_pinch.ron`): the gripper's jaws, a glTF skinned clip,
+/// squeeze the soft cup and lift it 5 cm. Friction alone can hold it: that needs μ N ≥ m g, N
+/// the jaws' total normal force. N is measured frictionless after the squeeze (0.5 s; about
+/// 40 N); then at 1.1 μ* = 1.1 m g / N the cup rises with the hand (more than 4 cm of its 5: it
+/// slips a few millimetres while the friction builds up), and at 0.9 μ* it stays on the table
+/// (its centroid rises under 1 cm). Measured: N = 39.9 N, μ* = 0.0265; rises 0.3 mm at 0.9 μ*
+/// and 4.52 cm at 1.1 μ* (h = 0.01); frictionless, run to the end, 0.2 mm. The two runs go in
+/// parallel.
+#[test]
+fn the_gripper_lifts_the_cup_iff_friction_can_carry_its_weight() {
+    let rest = sim("scenes/glass_pinch.ron", &[]);
+    let mass: f64 = rest.model.node_mass.iter().sum();
+    let z0 = rigid_motion(&rest).0.z;
+    let (_, squeeze) = pinch(0.0, 0.5);
+    let critical = mass * G / squeeze;
+    println!("squeeze {squeeze:.3} N, mu* = {critical:.5}");
+    assert!((30.0..50.0).contains(&squeeze), "the jaws squeeze with {squeeze} N");
+    let (below, above) = std::thread::scope(|scope| {
+        let below = scope.spawn(|| pinch(0.9 * critical, 1.0).0);
+        let above = scope.spawn(|| pinch(1.1 * critical, 1.0).0);
+        (below.join().unwrap(), above.join().unwrap())
+    });
+    println!("cup rise: 0.9 mu* {:.4}, 1.1 mu* {:.4} m", below - z0, above - z0);
+    assert!(below - z0 < 1e-2, "at 0.9 mu* the cup rose {} m", below - z0);
+    assert!(above - z0 > 4e-2, "at 1.1 mu* the cup rose only {} m", above - z0);
+}
