@@ -163,7 +163,9 @@ fn stool_chatters_while_it_slides_and_then_holds() {
 /// to zero; backward Euler's step changes the momentum by the impulse only).
 #[test]
 fn the_trampoline_throws_the_ball_and_it_flies_free() {
-    let mut s = sim("scenes/trampoline_launch.ron", &[]);
+    // The ball at resolution 4 instead of the scene's 6 (half the test's time; it flies 0.38 s
+    // and rises 0.44 m, against 0.42 s and 0.48 m).
+    let mut s = sim("scenes/trampoline_launch.ron", &["bodies[0].mesh.resolution=4".into()]);
     let ball = s.model.solids[0].nodes.clone();
     let centroid = |s: &Simulation| s.state.nodes_centroid(&s.model, ball.clone());
     let h = s.model.dt;

@@ -72,7 +72,7 @@ impl VertexAnimation {
         match &self.source {
             Source::Frames(f) => format!("{} frames of {} vertices at {} fps", f.frames.len(), self.first.len(), f.fps),
             Source::Skinned(s) => format!(
-                "{} vertices skinned to {} joints, clip {} of {} s",
+                "{} vertices skinned to {} joints, clip {} of {:.3} s",
                 self.first.len(),
                 s.joint_count(),
                 s.clip.name,
