@@ -96,7 +96,7 @@ fn a_region_attached_to_a_scripted_body_follows_its_script() {
 }
 
 /// Refused with the field: riding on a dynamic body outside Nonsmooth, `attach_to` with a
-/// `motion` or a `follow`, a name that is no rigid body.
+/// `motion` or a `follow`, a name that is no rigid body, a node both riding and scripted.
 #[test]
 fn attachments_that_cannot_work_are_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -121,4 +121,12 @@ fn attachments_that_cannot_work_are_refused() {
             .to_string();
         assert!(e.contains("bodies[1].kinematic[0]") && e.contains(message), "{message}:\n{e}");
     }
+    // A second region scripting the attached layer.
+    let both = r#"attach_to: "core"), (region: Box(min: (-1.0, -1.0, 0.2199), max: (1.0, 1.0, 1.0)), motion: Velocity(0.0, 0.0, 1.0)"#;
+    let e = fricsim::scene::parse_scene_str(&composite("", both, "Nonsmooth()"), "a.ron", dir.path(), &[])
+        .and_then(|l| fricsim::scene::build::build(&l))
+        .err()
+        .expect("a node both riding and scripted")
+        .to_string();
+    assert!(e.contains("bodies[1].kinematic") && e.contains("cannot ride on a body and follow a script"), "{e}");
 }

@@ -11,8 +11,7 @@ use crate::energy::{Lame, Material, TetElement};
 use crate::friction::smooth::SmoothFriction;
 use crate::mesh::{TetMesh, procedural, vtk_read};
 use crate::model::motion::{Motion, RigidKey};
-use crate::model::{FrictionTable, Model, RodBundle, Solid, State};
-use crate::rigid::RigidBody;
+use crate::model::{FrictionTable, Model, Solid, State};
 use nalgebra::{Matrix3, Rotation3, Unit, UnitQuaternion, Vector3};
 
 /// Rotation from degrees about world x, then y, then z.
@@ -227,8 +226,15 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             node_is_kinematic[i] = true;
         }
     }
-    attach_roots(loaded, &mut rod_bundles, &rigid_state, &node_is_kinematic, &node_body, &q, &mut v)?;
-    super::regions::attach(loaded, &mut attached, &rigid_state, &node_is_kinematic, &node_body, &q, &mut v)?;
+    let riders = super::regions::Riders {
+        loaded,
+        bodies: &rigid_state,
+        node_is_kinematic: &node_is_kinematic,
+        node_body: &node_body,
+        q: &q,
+    };
+    riders.roots(&mut rod_bundles, &mut v)?;
+    riders.regions(&mut attached, &mut v)?;
 
     let mut mesh_colliders = scene
         .colliders
@@ -346,45 +352,6 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     };
     let state = State { time: 0.0, step: 0, q, v, kappa, rigid: rigid_state, rod_frames, history: None };
     Ok((model, state))
-}
-
-/// Roots attached to a dynamic rigid body: their body-frame offsets from the scene placement,
-/// and their initial velocity the body's at that point (a rod's own `velocity` applies to its
-/// other nodes). A root that a `kinematic` region also selects cannot follow both.
-fn attach_roots(
-    loaded: &LoadedScene,
-    bundles: &mut [RodBundle],
-    bodies: &[RigidBody],
-    node_is_kinematic: &[bool],
-    node_body: &[usize],
-    q: &[f64],
-    v: &mut [f64],
-) -> Result<(), SceneError> {
-    for bundle in bundles.iter_mut() {
-        let Some(att) = bundle.attached.as_mut() else { continue };
-        let body = &bodies[att.body];
-        let field = format!("bodies[{}]", node_body[bundle.nodes.start]);
-        att.offsets = Vec::with_capacity(bundle.rods.len());
-        for piece in &bundle.rods {
-            let i = piece.first;
-            if node_is_kinematic[i] {
-                return Err(error_at(
-                    &loaded.path,
-                    &format!("{field}.kinematic"),
-                    format!(
-                        "selects the root of rod {} (node at {:?}), which rides on the dynamic body named by \
-                         `attach_to`: a root cannot also follow a script",
-                        att.offsets.len(),
-                        crate::model::node_arr(q, i)
-                    ),
-                ));
-            }
-            let (offset, velocity) = super::regions::ride(body, &crate::model::node(q, i));
-            att.offsets.push(offset);
-            crate::model::set_node(v, i, &velocity);
-        }
-    }
-    Ok(())
 }
 
 fn bbox(mesh: &TetMesh) -> ([f64; 3], [f64; 3]) {

@@ -6,7 +6,7 @@ use super::build::{follow, motion};
 use super::schema::{BodySpec, KinematicSpec, RegionSpec};
 use super::{LoadedScene, SceneError, error_at};
 use crate::model::motion::Motion;
-use crate::model::{AttachedRegion, KinematicSet};
+use crate::model::{AttachedRegion, KinematicSet, RodBundle};
 use crate::rigid::RigidBody;
 use nalgebra::Vector3;
 
@@ -90,39 +90,69 @@ pub fn ride(body: &RigidBody, x: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) 
     (body.orientation.inverse() * (x - body.position), body.point_velocity(x))
 }
 
-/// Every attached region's body-frame offsets from the scene placement, and its nodes' initial
-/// velocity the body's there (their body's own `velocity` applies to its other nodes). A node
-/// that another region scripts cannot also ride.
-pub fn attach(
-    loaded: &LoadedScene,
-    regions: &mut [AttachedRegion],
-    bodies: &[RigidBody],
-    node_is_kinematic: &[bool],
-    node_body: &[usize],
-    q: &[f64],
-    v: &mut [f64],
-) -> Result<(), SceneError> {
-    for region in regions {
-        if let Some(&i) = region.nodes.iter().find(|&&i| node_is_kinematic[i]) {
-            return Err(error_at(
-                &loaded.path,
-                &format!("bodies[{}].kinematic", node_body[i]),
-                format!(
-                    "a region attached to a dynamic rigid body and a scripted region share the node at {:?}: \
-                     a node cannot ride on a body and follow a script",
-                    crate::model::node_arr(q, i)
-                ),
-            ));
+/// What is needed to put nodes on the dynamic bodies they ride on, once every body is built.
+pub struct Riders<'a> {
+    pub loaded: &'a LoadedScene,
+    pub bodies: &'a [RigidBody],
+    pub node_is_kinematic: &'a [bool],
+    pub node_body: &'a [usize],
+    pub q: &'a [f64],
+}
+
+impl Riders<'_> {
+    /// Node `i` on `body`: its body-frame offset, its initial velocity set to the body's there
+    /// (the node's own body's `velocity` applies to its other nodes). `scripted` says why it
+    /// cannot also be scripted, should a `kinematic` region select it.
+    fn ride(
+        &self,
+        body: usize,
+        i: usize,
+        v: &mut [f64],
+        scripted: impl Fn() -> String,
+    ) -> Result<Vector3<f64>, SceneError> {
+        if self.node_is_kinematic[i] {
+            let field = format!("bodies[{}].kinematic", self.node_body[i]);
+            return Err(error_at(&self.loaded.path, &field, scripted()));
         }
-        region.offsets = region
-            .nodes
-            .iter()
-            .map(|&i| {
-                let (offset, velocity) = ride(&bodies[region.body], &crate::model::node(q, i));
-                crate::model::set_node(v, i, &velocity);
-                offset
-            })
-            .collect();
+        let (offset, velocity) = ride(&self.bodies[body], &crate::model::node(self.q, i));
+        crate::model::set_node(v, i, &velocity);
+        Ok(offset)
     }
-    Ok(())
+
+    /// Rod roots attached to a dynamic body: their offsets (one per rod).
+    pub fn roots(&self, bundles: &mut [RodBundle], v: &mut [f64]) -> Result<(), SceneError> {
+        for bundle in bundles.iter_mut() {
+            let Some(att) = bundle.attached.as_mut() else { continue };
+            let mut offsets = Vec::with_capacity(bundle.rods.len());
+            for (k, piece) in bundle.rods.iter().enumerate() {
+                let at = crate::model::node_arr(self.q, piece.first);
+                offsets.push(self.ride(att.body, piece.first, v, || {
+                    format!(
+                        "selects the root of rod {k} (node at {at:?}), which rides on the dynamic body named by \
+                         `attach_to`: a root cannot also follow a script"
+                    )
+                })?);
+            }
+            att.offsets = offsets;
+        }
+        Ok(())
+    }
+
+    /// Attached regions: their offsets (one per node).
+    pub fn regions(&self, regions: &mut [AttachedRegion], v: &mut [f64]) -> Result<(), SceneError> {
+        for region in regions {
+            let mut offsets = Vec::with_capacity(region.nodes.len());
+            for &i in &region.nodes {
+                let at = crate::model::node_arr(self.q, i);
+                offsets.push(self.ride(region.body, i, v, || {
+                    format!(
+                        "a region attached to a dynamic rigid body and a scripted region share the node at {at:?}: \
+                         a node cannot ride on a body and follow a script"
+                    )
+                })?);
+            }
+            region.offsets = offsets;
+        }
+        Ok(())
+    }
 }
