@@ -664,7 +664,8 @@ pub enum ColliderSpec {
     },
     /// A triangle mesh (`.obj` or `.ply`, relative to the scene file, times `scale`) whose
     /// triangles face outward: any shape, convex or not, open (a terrain: the side its normals
-    /// face is outside) or closed. `Smooth` pipeline only: it generates an MLS field.
+    /// face is outside) or closed. `Smooth` makes an MLS field of it; `Penalty` and `Nonsmooth`
+    /// carry its vertices as prescribed nodes whose triangles others touch.
     Mesh {
         name: String,
         material: String,
