@@ -2,6 +2,8 @@
 //! sequence against the same turntable given as a rigid `Spin`, the stick/slip threshold of a
 //! box riding on it, the refusals of sequences that are not one animation, and the output.
 
+#[path = "support/scene_run.rs"]
+mod scene_run;
 #[path = "support/turntable.rs"]
 mod table;
 
@@ -192,20 +194,10 @@ fn a_region_following_an_animated_surface_moves_as_its_keyframes() {
             let start = text.find("pipeline: Smooth(").unwrap();
             let end = start + text[start..].find("\n    ),").unwrap() + "\n    ),".len();
             let text = format!("{}pipeline: {pipeline},{}", &text[..start], &text[end..]);
-            let loaded =
-                fricsim::scene::parse_scene_str(&text, "dragged", dir.path(), &[]).unwrap_or_else(|e| panic!("{e}"));
-            let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-            sims.push(fricsim::simulation::Simulation::new(model, state));
+            sims.push(scene_run::simulation_in(&text, dir.path()));
         }
         let start = sims[1].state.q.clone();
-        let mut worst: f64 = 0.0;
-        for _ in 0..60 {
-            for s in &mut sims {
-                let st = s.step().expect("finite");
-                assert!(st.converged, "{pipeline}: {:?}", st.failure);
-            }
-            worst = sims[0].state.q.iter().zip(&sims[1].state.q).map(|(a, b)| (a - b).abs()).fold(worst, f64::max);
-        }
+        let worst = scene_run::largest_difference(&mut sims, 60);
         println!("{pipeline}: largest difference {worst:e} m");
         assert!(worst < 1e-9, "{pipeline}: {worst:e} m");
         let pressed = start.iter().zip(&sims[1].state.q).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
@@ -262,21 +254,9 @@ fn a_cloth_edge_following_an_animated_strip_moves_as_its_velocity_script() {
         r#"follow: (path: "strip_{:04}.obj", animation: (fps: 200.0))"#.to_string(),
     ]
     .iter()
-    .map(|k| {
-        let loaded =
-            fricsim::scene::parse_scene_str(&scene(k), "lift", dir.path(), &[]).unwrap_or_else(|e| panic!("{e}"));
-        let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-        fricsim::simulation::Simulation::new(model, state)
-    })
+    .map(|k| scene_run::simulation_in(&scene(k), dir.path()))
     .collect();
-    let mut worst: f64 = 0.0;
-    for _ in 0..40 {
-        for s in &mut sims {
-            let st = s.step().expect("finite");
-            assert!(st.converged, "{:?}", st.failure);
-        }
-        worst = sims[0].state.q.iter().zip(&sims[1].state.q).map(|(a, b)| (a - b).abs()).fold(worst, f64::max);
-    }
+    let worst = scene_run::largest_difference(&mut sims, 40);
     println!("Nonsmooth cloth: largest difference {worst:e} m");
     assert!(worst < 1e-9, "{worst:e} m");
     let top = sims[1].state.q.chunks(3).map(|p| p[2]).fold(f64::MIN, f64::max);

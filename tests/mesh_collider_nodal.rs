@@ -32,9 +32,7 @@ fn block(dir: &Path, pipeline: &str, plate: &str, mu: f64) -> fricsim::simulatio
         vy = OMEGA * R,
         w = OMEGA.to_degrees()
     );
-    let loaded = fricsim::scene::parse_scene_str(&text, "turntable", dir, &[]).unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    fricsim::simulation::Simulation::new(model, state)
+    scene_run::simulation_in(&text, dir)
 }
 
 fn centroid(s: &fricsim::simulation::Simulation) -> nalgebra::Vector3<f64> {
@@ -159,15 +157,8 @@ fn a_cloth_on_a_mesh_table_rests_as_on_the_box_and_moves_as_on_a_fixed_solid() {
         "        Solid(name: \"table\", material: \"wood\", mesh: Box(size: (0.4, 0.4, 0.3), cells: (1, 1, 1)),\n              \
          position: (0.0, 0.0, 0.15), kinematic: [(region: Box(min: (-1.0, -1.0, -1.0), max: (1.0, 1.0, 1.0)))]),\n    ],\n    colliders:",
     );
-    let mut sims: Vec<_> = [&scene, &mesh, &fixed]
-        .iter()
-        .map(|text| {
-            let loaded =
-                fricsim::scene::parse_scene_str(text, "cloth", dir.path(), &[]).unwrap_or_else(|e| panic!("{e}"));
-            let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-            fricsim::simulation::Simulation::new(model, state)
-        })
-        .collect();
+    let mut sims: Vec<_> =
+        [&scene, &mesh, &fixed].iter().map(|text| scene_run::simulation_in(text, dir.path())).collect();
     assert_eq!(sims[2].model.solids.len(), 1, "the fixed table is a solid");
     let cloth = |s: &fricsim::simulation::Simulation| s.model.cloths[0].nodes.clone();
     let centre = |s: &fricsim::simulation::Simulation| s.state.q[3 * (cloth(s).start + 8 * 17 + 8) + 2];

@@ -84,16 +84,27 @@ impl MeshCollider {
 
     /// Its vertices in world coordinates at time `t` (animated, then placed).
     pub fn world_vertices(&self, t: f64, work: &mut Vec<Vector3<f64>>) -> Vec<Vector3<f64>> {
-        let local = match &self.animation {
-            Some(a) => {
-                a.positions(t, work);
-                &work[..]
-            }
-            None => &self.vertices[..],
-        };
-        let at = self.placement(t);
-        local.iter().map(|x| at.center + at.rotation * x).collect()
+        posed(&self.vertices, self.animation.as_deref(), &self.placement(t), t, work)
     }
+}
+
+/// World positions of a mesh whose own-frame vertices are `local`, or `animation`'s at time `t`
+/// when it has one (`work` holds them), placed at `at`.
+pub fn posed(
+    local: &[Vector3<f64>],
+    animation: Option<&crate::model::animation::VertexAnimation>,
+    at: &Placement,
+    t: f64,
+    work: &mut Vec<Vector3<f64>>,
+) -> Vec<Vector3<f64>> {
+    let local = match animation {
+        Some(a) => {
+            a.positions(t, work);
+            &work[..]
+        }
+        None => local,
+    };
+    local.iter().map(|x| at.center + at.rotation * x).collect()
 }
 
 impl Collider {

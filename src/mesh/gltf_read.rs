@@ -123,10 +123,11 @@ fn nodes(doc: &gltf::Document) -> Result<Nodes, String> {
             }
         }
     }
+    let by_index: Vec<gltf::Node> = doc.nodes().collect();
     let mut order: Vec<usize> = (0..n).filter(|&i| parent[i].is_none()).collect();
     let mut k = 0;
     while k < order.len() {
-        order.extend(doc.nodes().nth(order[k]).expect("an index of the file").children().map(|c| c.index()));
+        order.extend(by_index[order[k]].children().map(|c| c.index()));
         k += 1;
     }
     if order.len() != n {
@@ -136,7 +137,6 @@ fn nodes(doc: &gltf::Document) -> Result<Nodes, String> {
     for (p, &i) in order.iter().enumerate() {
         position[i] = p;
     }
-    let by_index: Vec<gltf::Node> = doc.nodes().collect();
     let nodes = order
         .iter()
         .map(|&i| {

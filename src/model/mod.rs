@@ -312,26 +312,30 @@ impl Model {
         v: &mut [f64],
     ) {
         let mut work = Vec::new();
-        for set in &self.kinematic {
-            let step = set.motion.step(t, duration);
+        // The stage velocity that lands node `i` with the landing velocity `lv`.
+        let mut set = |i: usize, lv: Vector3<f64>| {
+            let vk = lv * (duration / dq_dv) + (node(x, i) - node(q_hat, i)) / dq_dv;
+            v[3 * i..3 * i + 3].copy_from_slice(vk.as_slice());
+        };
+        for kin in &self.kinematic {
+            let step = kin.motion.step(t, duration);
             // An animated surface's points where they land at the end of the stage.
-            let landing = set.follow.as_ref().map(|f| f.positions(t + duration, &mut work));
-            for (k, (&i, rest)) in set.nodes.iter().zip(&set.rest).enumerate() {
-                let lv = match &landing {
-                    Some(target) => (target[k] - node(x, i)) / duration,
-                    None => step.landing_velocity(rest, &node(x, i)),
-                };
-                let vk = lv * (duration / dq_dv) + (node(x, i) - node(q_hat, i)) / dq_dv;
-                v[3 * i..3 * i + 3].copy_from_slice(vk.as_slice());
+            let landing = kin.follow.as_ref().map(|f| f.positions(t + duration, &mut work));
+            for (k, (&i, rest)) in kin.nodes.iter().zip(&kin.rest).enumerate() {
+                set(
+                    i,
+                    match &landing {
+                        Some(target) => (target[k] - node(x, i)) / duration,
+                        None => step.landing_velocity(rest, &node(x, i)),
+                    },
+                );
             }
         }
         // A mesh collider's vertices where its placement and animation put them at the end.
         for c in self.mesh_colliders.iter().filter(|c| !c.nodes.is_empty()) {
             let target = c.world_vertices(t + duration, &mut work);
             for (i, target) in c.nodes.clone().zip(target) {
-                let lv = (target - node(x, i)) / duration;
-                let vk = lv * (duration / dq_dv) + (node(x, i) - node(q_hat, i)) / dq_dv;
-                v[3 * i..3 * i + 3].copy_from_slice(vk.as_slice());
+                set(i, (target - node(x, i)) / duration);
             }
         }
     }

@@ -34,15 +34,8 @@ pub const PREFIX: &str = "collider_";
 impl ColliderGeometry {
     /// World vertices at placement `at`, of time `t`.
     pub fn posed(&self, at: &Placement, t: f64) -> Vec<[f64; 3]> {
-        let mut animated = Vec::new();
-        let local = match &self.animation {
-            Some(a) => {
-                a.positions(t, &mut animated);
-                &animated
-            }
-            None => &self.local,
-        };
-        local.iter().map(|x| (at.center + at.rotation * x).into()).collect()
+        let world = crate::contact::collider::posed(&self.local, self.animation.as_deref(), at, t, &mut Vec::new());
+        world.into_iter().map(Into::into).collect()
     }
 }
 

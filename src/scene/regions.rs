@@ -84,12 +84,6 @@ impl Regions<'_> {
     }
 }
 
-/// Where a node at `x` sits on `body`: its body-frame offset from the centre of mass, and the
-/// body's velocity there.
-pub fn ride(body: &RigidBody, x: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
-    (body.orientation.inverse() * (x - body.position), body.point_velocity(x))
-}
-
 /// What is needed to put nodes on the dynamic bodies they ride on, once every body is built.
 pub struct Riders<'a> {
     pub loaded: &'a LoadedScene,
@@ -114,9 +108,9 @@ impl Riders<'_> {
             let field = format!("bodies[{}].kinematic", self.node_body[i]);
             return Err(error_at(&self.loaded.path, &field, scripted()));
         }
-        let (offset, velocity) = ride(&self.bodies[body], &crate::model::node(self.q, i));
-        crate::model::set_node(v, i, &velocity);
-        Ok(offset)
+        let (body, x) = (&self.bodies[body], crate::model::node(self.q, i));
+        crate::model::set_node(v, i, &body.point_velocity(&x));
+        Ok(body.orientation.inverse() * (x - body.position))
     }
 
     /// Rod roots attached to a dynamic body: their offsets (one per rod).

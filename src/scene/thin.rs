@@ -226,7 +226,7 @@ pub fn rods(
     // Roots follow `root_motion`, or the scripted motion of the body they are attached to (the
     // same rigid map of the scene placement, so they stay where they sit on that body). Roots on
     // a dynamic body ride on it: its index here, their body-frame offsets once every body is
-    // built (`build::attach_roots`).
+    // built (`regions::Riders::roots`).
     let (root_motion, attached) = match &spec.attach_to {
         None => (spec.fixed_roots.then(|| motion(&spec.root_motion)), None),
         Some(name) => match super::regions::attachment(loaded, &format!("{field}.attach_to"), name)? {

@@ -6,10 +6,28 @@ use fricsim::simulation::Simulation;
 /// A simulation of the scene `text` (paths relative to the current folder); panics with the
 /// scene error, which is a bug in the test.
 pub fn simulation(text: &str) -> Simulation {
-    let loaded =
-        fricsim::scene::parse_scene_str(text, "test", std::path::Path::new("."), &[]).unwrap_or_else(|e| panic!("{e}"));
+    simulation_in(text, std::path::Path::new("."))
+}
+
+/// The same with the scene's paths relative to `dir`.
+pub fn simulation_in(text: &str, dir: &std::path::Path) -> Simulation {
+    let loaded = fricsim::scene::parse_scene_str(text, "test", dir, &[]).unwrap_or_else(|e| panic!("{e}"));
     let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
     Simulation::new(model, state)
+}
+
+/// Steps the simulations together `steps` times, every step required to converge; returns the
+/// largest difference between the first two's nodal positions over the run.
+pub fn largest_difference(sims: &mut [Simulation], steps: usize) -> f64 {
+    let mut worst: f64 = 0.0;
+    for _ in 0..steps {
+        for s in sims.iter_mut() {
+            let st = s.step().expect("finite state");
+            assert!(st.converged, "step {} failed: {:?}", s.state.step, st.failure);
+        }
+        worst = sims[0].state.q.iter().zip(&sims[1].state.q).map(|(a, b)| (a - b).abs()).fold(worst, f64::max);
+    }
+    worst
 }
 
 /// Steps `s` for `seconds` at its time step `h`, every step required to converge.

@@ -159,8 +159,6 @@ pub struct NodalStep {
     n_free: usize,
     /// Nodes of cloth and rods, their contact radius and material.
     thin_nodes: Vec<(usize, f64, usize)>,
-    /// The prescribed nodes of mesh colliders.
-    surface_nodes: Vec<usize>,
     node_material: Vec<usize>,
     mesh: Option<ContactMesh>,
     detector: Detector,
@@ -261,12 +259,11 @@ impl NodalStep {
         }
         // Mesh colliders: prescribed one-sided surfaces (their contacts with themselves are pairs
         // of prescribed nodes, left out).
-        let mut surface_nodes = Vec::new();
-        for m in model.mesh_colliders.iter().filter(|m| !m.nodes.is_empty()) {
+        let surfaces = model.mesh_colliders.iter().filter(|m| !m.nodes.is_empty());
+        for m in surfaces.clone() {
             mesh_cloth_tri.extend(std::iter::repeat_n(None, m.node_triangles.len()));
             for i in m.nodes.clone() {
                 node_material[i] = m.material;
-                surface_nodes.push(i);
             }
             let obj = builder.add_one_sided_object();
             builder.add_surface(obj, &m.node_triangles, 0.0).map_err(|e| format!("mesh collider '{}': {e}", m.name))?;
@@ -274,7 +271,7 @@ impl NodalStep {
         let has_mesh = !model.solids.is_empty()
             || !model.cloths.is_empty()
             || !model.rod_bundles.is_empty()
-            || !surface_nodes.is_empty();
+            || surfaces.count() > 0;
         let mesh = if has_mesh { Some(builder.build().map_err(|e| e.to_string())?) } else { None };
         if let Some(m) = &mesh {
             // The numbering assumed above; a mismatch would attach structures to wrong triangles.
@@ -311,7 +308,6 @@ impl NodalStep {
             free,
             n_free,
             thin_nodes,
-            surface_nodes,
             node_material,
             mesh,
             detector: Detector::new(),
@@ -370,7 +366,8 @@ impl NodalStep {
             }
         }
         if let Some(mesh) = &self.mesh {
-            let moving = self.thin_nodes.iter().map(|&(i, _, _)| i).chain(self.surface_nodes.iter().copied());
+            let surfaces = model.mesh_colliders.iter().flat_map(|m| m.nodes.clone());
+            let moving = self.thin_nodes.iter().map(|&(i, _, _)| i).chain(surfaces);
             let vmax = moving.map(|i| node(v, i).norm()).fold(0.0, f64::max);
             // A detection failure (non-finite positions) is caught by the state check after the step.
             let found = self.detector.proximity(mesh, x, margin + 2.0 * h * vmax).unwrap_or_default();
