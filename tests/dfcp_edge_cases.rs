@@ -48,7 +48,7 @@ fn frictionless_contacts_all_solvers_agree() {
     // Frictionless: no tangential force at all.
     assert!((0..p.nc()).all(|c| base.r[3 * c + 1] == 0.0 && base.r[3 * c + 2] == 0.0));
     let scale = inf_norm(&p.q);
-    for s in ["fb", "prox", "pgs-lcp", "sp", "sp-exact"] {
+    for s in ["fb", "prox", "pgs-lcp", "sp", "sp-exact", "lemke", "reg-lcp"] {
         let x = solve_local(&p, s, &opts).unwrap();
         println!("{}", x.report);
         assert!(x.report.converged, "{s}: {}", x.report);

@@ -346,6 +346,21 @@ fn other_range_checks() {
             "Nonsmooth(solver: Admm, admm: (delta_inf: Some(-1e-5)))",
             "scene.ron:21:46: pipeline.admm.delta_inf = -1e-5: must be a length from 1e-9 to 1e6 (m)",
         ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
+            "Nonsmooth(solver: Lemke(samples: 2))",
+            "pipeline.solver.samples = 2: a friction polygon has 3 to 64 samples (002 uses 8)",
+        ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
+            "Nonsmooth(solver: RegularisedLcp(samples: 65))",
+            "pipeline.solver.samples = 65: a friction polygon has 3 to 64 samples",
+        ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
+            "Nonsmooth(solver: StaggeredProjections(samples: Some(100)))",
+            "pipeline.solver.samples = 100: a friction polygon has 3 to 64 samples",
+        ),
         ("\"wood\": ()", "\"wood\": (damping: (alpha: -1.0))", "materials.\"wood\".damping.alpha = -1.0: must be >= 0"),
         (
             "Plane(name: \"floor\", material: \"wood\")",

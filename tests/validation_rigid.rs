@@ -68,13 +68,17 @@ fn velocity(s: &Simulation) -> Vector3<f64> {
     s.state.rigid[0].linear_velocity
 }
 
-const SOLVERS: [&str; 3] = ["StaggeredProjections()", "FischerBurmeister", "GaussSeidel"];
+/// Lemke runs on the Stewart–Trinkle LCP with 8 samples, which include the tangent axes the
+/// blocks slide along: its answers are then exact, and judged by the same 1e-7.
+/// (The regularised LCP baseline is not here: on the four redundant corner contacts of a resting
+/// box it is still at 3e-4 LCP residual after 2000 sweeps, measured; tests/st_baselines.rs.)
+const SOLVERS: [&str; 4] = ["StaggeredProjections()", "FischerBurmeister", "Lemke()", "GaussSeidel"];
 
 #[test]
 fn case1_incline_threshold_both_sides() {
     // Block Gauss–Seidel is left out here: on the four redundant corner contacts of a resting box
     // it stalls near 6e-7 relative error (measured), above this test's 1e-7.
-    for solver in &SOLVERS[..2] {
+    for solver in &SOLVERS[..3] {
         for theta in [10.0, 26.565051177077986, 35.0] {
             let tan = f64::to_radians(theta).tan();
             let (_, down) = incline(theta);

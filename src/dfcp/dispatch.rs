@@ -7,13 +7,29 @@ use super::global_reduction::{Reduced, solve_reduced};
 use super::problem::{GlobalProblem, LocalProblem};
 use super::residual::local_error;
 use super::solver::{SolveReport, SolverOptions};
-use super::{fb_newton, gauss_seidel, local_admm, pgs_lcp, polar_sp, prox, prox_point, staggered_projections};
+use super::{
+    fb_newton, gauss_seidel, lemke_st, local_admm, pgs_lcp, polar_sp, prox, prox_point, regularised_lcp,
+    staggered_projections,
+};
 use anyhow::{Result, bail};
 use std::time::Instant;
 
 /// Names accepted by [`solve`]. `auto` is the robust default.
-pub const SOLVERS: [&str; 11] =
-    ["auto", "gs", "fb", "prox", "prox-point", "admm-local", "pgs-lcp", "sp", "sp-exact", "sp-polar", "admm"];
+pub const SOLVERS: [&str; 13] = [
+    "auto",
+    "gs",
+    "fb",
+    "prox",
+    "prox-point",
+    "admm-local",
+    "pgs-lcp",
+    "sp",
+    "sp-exact",
+    "sp-polar",
+    "lemke",
+    "reg-lcp",
+    "admm",
+];
 
 type LocalFn = fn(&LocalProblem, &mut [f64], &mut [f64], &SolverOptions) -> SolveReport;
 
@@ -29,6 +45,8 @@ pub fn local_fn(name: &str) -> Option<LocalFn> {
         "sp" => staggered_projections::solve,
         "sp-exact" => staggered_projections::solve_exact,
         "sp-polar" => polar_sp::solve,
+        "lemke" => lemke_st::solve,
+        "reg-lcp" => regularised_lcp::solve,
         _ => return None,
     })
 }
@@ -181,7 +199,10 @@ pub struct Solution {
 /// Solve a local problem with the named solver (cold start).
 pub fn solve_local(p: &LocalProblem, name: &str, opts: &SolverOptions) -> Result<Solution> {
     let Some(f) = local_fn(name) else {
-        bail!("solver {name:?} does not apply to local problems (choose one of {})", SOLVERS[..10].join(", "));
+        bail!(
+            "solver {name:?} does not apply to local problems (choose one of {})",
+            SOLVERS[..SOLVERS.len() - 1].join(", ")
+        );
     };
     let n = 3 * p.nc();
     let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);

@@ -13,6 +13,8 @@
 //! | proximal point around FB Newton (Siconos's PROX) | local | [`prox_point`] |
 //! | ADMM with an adaptive penalty | local | [`local_admm`] |
 //! | PGS on the box LCP (002 baseline) | local | [`pgs_lcp`] |
+//! | Lemke on the Stewart–Trinkle LCP (002 baseline) | local | [`lemke_st`] |
+//! | regularised PGS on the Stewart–Trinkle LCP (002 baseline) | local | [`regularised_lcp`] |
 //! | Staggered Projections (002 Alg. 1) | local | [`staggered_projections`] |
 //! | Staggered Projections in polar form (000 §5.5.2) | local | [`polar_sp`] |
 //! | nodal ADMM + matrix-free coloured GS (004 Alg. 2–3) | global | [`admm`] |
@@ -28,6 +30,7 @@ pub mod fclib;
 pub mod gauss_seidel;
 pub mod global_reduction;
 pub mod isotropic;
+pub mod lemke_st;
 pub mod local_admm;
 pub mod par_kernels;
 pub mod pgs_lcp;
@@ -35,7 +38,9 @@ pub mod polar_sp;
 pub mod problem;
 pub mod prox;
 pub mod prox_point;
+pub mod regularised_lcp;
 pub mod residual;
 pub mod solver;
 pub mod staggered_projections;
+pub mod stewart_trinkle;
 pub mod synthetic;

@@ -240,17 +240,13 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
         return SolveReport::finish(name, &err0, opts, 0, start, "", format_args!("warm start within tolerance"));
     }
     let k = match prm.cone {
-        SpCone::Polyhedral(k) => k.clamp(3, 64),
+        SpCone::Polyhedral(k) => {
+            k.clamp(*super::stewart_trinkle::SAMPLES.start(), *super::stewart_trinkle::SAMPLES.end())
+        }
         SpCone::Exact => 0,
     };
     // Samples on the unit-normal-force ellipse, including the axes when k is a multiple of 4.
-    let mut dirs = Vec::with_capacity(k * nc);
-    for cone in &p.cones {
-        for j in 0..k {
-            let th = j as f64 * std::f64::consts::TAU / k as f64;
-            dirs.push([cone.mu_t * th.cos(), cone.mu_b * th.sin()]);
-        }
-    }
+    let dirs = super::stewart_trinkle::cone_samples(&p.cones, k);
     let mut sp = Sp { p, r: r.to_vec(), u: vec![0.0; n], dirs, k };
     // QP variables, warm-started from r (polyhedral: spread the tangential force on the two
     // nearest samples is not needed; start from zero friction magnitudes, then the warm normal).

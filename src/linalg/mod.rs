@@ -3,6 +3,7 @@ pub mod anderson;
 pub mod bicgstab;
 pub mod dense_lu;
 pub mod gmres;
+pub mod lemke;
 pub mod newton_solver;
 pub mod qp;
 pub mod sparse;

@@ -1020,6 +1020,10 @@ pub fn default_dfcp_iterations() -> usize {
 pub fn default_restitution_threshold() -> f64 {
     0.1
 }
+/// 002's tangent samples.
+pub fn default_lcp_samples() -> usize {
+    crate::dfcp::lemke_st::DEFAULT_SAMPLES
+}
 pub fn default_erp() -> f64 {
     0.2
 }
@@ -1052,6 +1056,18 @@ pub enum DfcpSolverSpec {
     GaussSeidel,
     /// Projected Gauss–Seidel on the LCP with a box friction cone (the classic baseline).
     PgsLcp,
+    /// Lemke's complementary pivoting on the Stewart–Trinkle LCP with `samples` tangent samples
+    /// per contact (002's direct baseline). Dense: at most 3000 LCP unknowns, `nc (samples + 2)`.
+    Lemke {
+        #[serde(default = "default_lcp_samples")]
+        samples: usize,
+    },
+    /// Projected Gauss–Seidel on the Stewart–Trinkle LCP with a Tikhonov term that shrinks as it
+    /// converges (002's regularised iterative LCP baseline).
+    RegularisedLcp {
+        #[serde(default = "default_lcp_samples")]
+        samples: usize,
+    },
     /// The default: 50 Gauss–Seidel sweeps, then local ADMM from that iterate, then
     /// Fischer–Burmeister from ADMM's best iterate (`dfcp::dispatch`).
     #[default]

@@ -1255,7 +1255,7 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
         c.push(
             format!("{p}.solver"),
             Some("Admm".into()),
-            format!("ADMM solves the global form of scenes with solids, cloth or rods; a scene of rigid bodies only (bodies[{r}]) needs a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp or Auto"),
+            format!("ADMM solves the global form of scenes with solids, cloth or rods; a scene of rigid bodies only (bodies[{r}]) needs a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp, Lemke, RegularisedLcp or Auto"),
         );
     }
     if ns.nodal_integrator == NodalIntegratorSpec::Admm {
@@ -1289,10 +1289,17 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
     );
     c.non_negative(&format!("{p}.allowed_penetration"), ns.allowed_penetration);
     c.non_negative(&format!("{p}.contact_margin"), ns.contact_margin);
-    if let DfcpSolverSpec::StaggeredProjections { samples: Some(k) } = ns.solver
-        && k < 3
-    {
-        c.push(format!("{p}.solver.samples"), Some(k.to_string()), "a friction polygon needs at least 3 samples");
+    let samples = match ns.solver {
+        DfcpSolverSpec::StaggeredProjections { samples } => samples,
+        DfcpSolverSpec::Lemke { samples } | DfcpSolverSpec::RegularisedLcp { samples } => Some(samples),
+        _ => None,
+    };
+    if let Some(k) = samples.filter(|k| !crate::dfcp::stewart_trinkle::SAMPLES.contains(k)) {
+        c.push(
+            format!("{p}.solver.samples"),
+            Some(k.to_string()),
+            "a friction polygon has 3 to 64 samples (002 uses 8)",
+        );
     }
     exact_coulomb_laws(c, s, "Nonsmooth");
 }

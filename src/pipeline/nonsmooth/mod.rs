@@ -30,7 +30,9 @@ use super::{ContactPoint, Pipeline, StepError, StepStats};
 use crate::dfcp::problem::LocalProblem;
 use crate::dfcp::solver::{SolveReport, SolverOptions};
 use crate::dfcp::staggered_projections::{SpCone, SpParams};
-use crate::dfcp::{dispatch, fb_newton, gauss_seidel, pgs_lcp, prox, prox_point, staggered_projections};
+use crate::dfcp::{
+    dispatch, fb_newton, gauss_seidel, lemke_st, pgs_lcp, prox, prox_point, regularised_lcp, staggered_projections,
+};
 use crate::model::{Model, State};
 use crate::rigid::RigidBody;
 use crate::scene::schema::{DfcpSolverSpec, NonsmoothSpec};
@@ -79,6 +81,8 @@ pub fn solve(
         DfcpSolverSpec::ProximalPoint => prox_point::solve(p, r, u, opts),
         DfcpSolverSpec::GaussSeidel => gauss_seidel::solve(p, r, u, opts),
         DfcpSolverSpec::PgsLcp => pgs_lcp::solve(p, r, u, opts),
+        DfcpSolverSpec::Lemke { samples } => lemke_st::solve_with(p, r, u, opts, samples),
+        DfcpSolverSpec::RegularisedLcp { samples } => regularised_lcp::solve_with(p, r, u, opts, samples),
         // Validation keeps the global-only solver away from local problems; should one arrive,
         // the robust default answers it.
         DfcpSolverSpec::Auto | DfcpSolverSpec::Admm => dispatch::auto(p, r, u, opts),

@@ -1,0 +1,136 @@
+//! 002's baselines on the Stewart–Trinkle LCP (Lemke's pivoting, the regularised iterative LCP)
+//! against Staggered Projections and closed forms, and their honesty on the shared FCLib
+//! problems.
+//!
+//! Tolerances and why:
+//! - A box pushed on the floor is one contact with `W = I/m`: stick below μ m g and slide above
+//!   it are exact answers of the faceted problem when the push is along a sample, so they are
+//!   checked to 1e-11 of the velocity scale g h (the solvers stop at a natural-map error of 1e-12
+//!   relative to about 2 g h).
+//! - Off the samples the faceted answer differs from the exact cone's; Lemke and SP with the same
+//!   polygon solve the same LCP, whose solution is unique here (one contact, `W` definite), so
+//!   they agree to 1e-7 of the velocity scale (SP stops at a natural-map tolerance of 1e-10).
+
+mod common;
+use common::*;
+use fricsim::dfcp::fclib::FclibProblem;
+use fricsim::dfcp::problem::{Csc, LocalProblem};
+use fricsim::dfcp::residual::local_error_of;
+use fricsim::dfcp::solver::{SolveReport, SolverOptions};
+use fricsim::dfcp::staggered_projections::{self, SpCone, SpParams};
+use fricsim::dfcp::{lemke_st, regularised_lcp};
+use fricsim::friction::cone::Cone;
+
+const G: f64 = 9.81;
+const H: f64 = 1e-2;
+const MASS: f64 = 2.0;
+const MU: f64 = 0.4;
+
+/// The box's contact problem when pushed with `f` times μ m g at `angle_deg` in the floor plane,
+/// from rest: `u = r / m + q` with `q` the velocity after gravity and the push.
+fn pushed_box(f: f64, angle_deg: f64) -> LocalProblem {
+    let w = Csc::try_new_from_triplets(
+        3,
+        3,
+        &(0..3).map(|i| faer::sparse::Triplet::new(i, i, 1.0 / MASS)).collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let a = angle_deg.to_radians();
+    let push = f * MU * G * H;
+    LocalProblem::new(w, vec![-G * H, push * a.cos(), push * a.sin()], vec![Cone::isotropic(MU).unwrap()]).unwrap()
+}
+
+type Solver = Box<dyn Fn(&LocalProblem, &mut [f64], &mut [f64], &SolverOptions) -> SolveReport>;
+
+fn solvers(k: usize) -> Vec<(&'static str, Solver)> {
+    vec![
+        ("lemke", Box::new(move |p, r, u, o| lemke_st::solve_with(p, r, u, o, k))),
+        ("reg-lcp", Box::new(move |p, r, u, o| regularised_lcp::solve_with(p, r, u, o, k))),
+        (
+            "sp",
+            Box::new(move |p, r, u, o| {
+                let prm = SpParams { cone: SpCone::Polyhedral(k), ..SpParams::default() };
+                staggered_projections::solve_with(p, r, u, o, &prm)
+            }),
+        ),
+    ]
+}
+
+fn run(p: &LocalProblem, s: &Solver, tol: f64) -> (Vec<f64>, Vec<f64>, SolveReport) {
+    let (mut r, mut u) = (vec![0.0; 3], vec![0.0; 3]);
+    let rep = s(p, &mut r, &mut u, &SolverOptions::new(tol, 10_000));
+    println!("{rep}");
+    (r, u, rep)
+}
+
+#[test]
+fn pushed_box_sticks_below_and_slides_above_mu_m_g_along_a_sample() {
+    // 0 and 90 degrees are samples of the 8-gon; 10 % on each side of the threshold.
+    for angle in [0.0, 90.0] {
+        for f in [0.9, 1.1] {
+            let p = pushed_box(f, angle);
+            for (name, s) in solvers(8) {
+                let (r, u, rep) = run(&p, &s, 1e-12);
+                assert!(rep.converged, "{name} {angle} deg, {f} μmg: {rep}");
+                // Normal: the box stops falling, r_N = m g h.
+                assert!((r[0] - MASS * G * H).abs() < 1e-12 * MASS * G * H, "{name}: r_N {}", r[0]);
+                let slip = (u[1] * u[1] + u[2] * u[2]).sqrt();
+                let want = ((f - 1.0) * MU * G * H).max(0.0);
+                // The natural map at 1e-12 relative to max(|q|, |r|, |u|) ~ 2 g h bounds u's error
+                // near 2e-12 g h (reg-lcp stops there: 1.9e-12 measured).
+                assert!((slip - want).abs() < 1e-11 * G * H, "{name} {angle} deg, {f}: slip {slip} vs {want}");
+            }
+        }
+    }
+}
+
+#[test]
+fn off_sample_push_all_three_find_the_same_faceted_answer_and_report_it() {
+    // 22.5 degrees lies between two samples of the 8-gon: the polygon's edge there is
+    // cos(22.5°) = 0.924 of the disc, so a push of 0.95 μ m g sticks on the disc but slides on
+    // the polygon. Every solver must say so: it solved the LCP, not the Coulomb problem.
+    let p = pushed_box(0.95, 22.5);
+    let runs: Vec<_> = solvers(8).iter().map(|(n, s)| (*n, run(&p, s, 1e-10))).collect();
+    let (_, (_, u0, _)) = &runs[0];
+    for (name, (r, u, rep)) in &runs {
+        assert!(!rep.converged, "{name} claims the exact-cone problem solved: {rep}");
+        assert!(rep.message.contains("faceting") || rep.message.contains("iteration limit"), "{name}: {rep}");
+        // It slides on the polygon: a tangential velocity of the faceting error's size.
+        let slip = (u[1] * u[1] + u[2] * u[2]).sqrt();
+        assert!(slip > 1e-3 * G * H, "{name}: slip {slip}");
+        assert!(max_abs_diff(u, u0) < 1e-7 * G * H, "{name}: u {u:?} vs lemke {u0:?}");
+        assert!((local_error_of(&p, r).rel - rep.residual_rel).abs() <= 1e-15, "{name}: reported error is not r's");
+    }
+    // 22.5 degrees is a sample of the 64-gon: the push is then held as on the disc, by Lemke and
+    // SP. The regularised LCP does not get there: with 64 samples coupled to one Coulomb row its
+    // Gauss–Seidel sweeps stall (LCP residual 0.64 relative after 10^4 sweeps, measured), and
+    // it must say so.
+    for (name, s) in solvers(64) {
+        let (_, u, rep) = run(&p, &s, 1e-10);
+        let slip = (u[1] * u[1] + u[2] * u[2]).sqrt();
+        if name == "reg-lcp" {
+            assert!(!rep.converged && rep.message.contains("sweep limit"), "{rep}");
+        } else {
+            assert!(rep.converged && slip < 1e-9 * G * H, "{name}: 64 samples, slips at {slip}: {rep}");
+        }
+    }
+}
+
+/// On every shared local problem small enough for dense pivoting: `converged` is true exactly
+/// when the returned `r` meets the tolerance, and the reported error is `r`'s.
+#[test]
+fn reports_on_fclib_problems_are_honest() {
+    let tol = 1e-8;
+    for (stem, _) in LOCAL {
+        let FclibProblem::Local(p) = problem(stem) else { panic!("{stem}") };
+        for (name, s) in solvers(8).into_iter().take(2) {
+            let n = 3 * p.nc();
+            let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
+            let rep = s(&p, &mut r, &mut u, &SolverOptions::new(tol, 5_000));
+            println!("{stem}: {rep}");
+            let e = local_error_of(&p, &r);
+            assert_eq!(rep.converged, e.rel <= tol, "{stem} {name}: {rep}");
+            assert!((e.rel - rep.residual_rel).abs() <= 1e-12 * e.rel.max(1e-300), "{stem} {name}: {rep}");
+        }
+    }
+}
