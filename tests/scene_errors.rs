@@ -361,6 +361,21 @@ fn other_range_checks() {
             "Nonsmooth(solver: StaggeredProjections(samples: Some(100)))",
             "pipeline.solver.samples = 100: a friction polygon has 3 to 64 samples",
         ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
+            "Nonsmooth(solver: StaggeredProjections(acceleration: Anderson(0)))",
+            "pipeline.solver.acceleration = Anderson(0): an Anderson memory from 1 to 50 (or `None`)",
+        ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
+            "Nonsmooth(solver: StaggeredProjections(proximal: -0.1))",
+            "pipeline.solver.proximal = -0.1: must be in [0, 1]",
+        ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
+            "Nonsmooth(solver: StaggeredProjections(stop: RelativeChange(0.0)))",
+            "pipeline.solver.stop = 0.0: must be > 0",
+        ),
         ("\"wood\": ()", "\"wood\": (damping: (alpha: -1.0))", "materials.\"wood\".damping.alpha = -1.0: must be >= 0"),
         (
             "Plane(name: \"floor\", material: \"wood\")",

@@ -17,7 +17,7 @@ use fricsim::dfcp::fclib::FclibProblem;
 use fricsim::dfcp::problem::{Csc, LocalProblem};
 use fricsim::dfcp::residual::local_error_of;
 use fricsim::dfcp::solver::{SolveReport, SolverOptions};
-use fricsim::dfcp::staggered_projections::{self, SpCone, SpParams};
+use fricsim::dfcp::staggered_projections::{self, SpCone, SpParams, SpStop};
 use fricsim::dfcp::{lemke_st, regularised_lcp};
 use fricsim::friction::cone::Cone;
 
@@ -133,4 +133,41 @@ fn reports_on_fclib_problems_are_honest() {
             assert!((e.rel - rep.residual_rel).abs() <= 1e-12 * e.rel.max(1e-300), "{stem} {name}: {rep}");
         }
     }
+}
+
+fn sp(p: &LocalProblem, r: &mut [f64], prm: &SpParams, tol: f64) -> SolveReport {
+    let mut u = vec![0.0; r.len()];
+    let rep = staggered_projections::solve_with(p, r, &mut u, &SolverOptions::new(tol, 20_000), prm);
+    println!("{rep}");
+    rep
+}
+
+/// SP as 002 prints it (no acceleration, no proximal term, stop on eq. 5.21 at the thesis's
+/// ε = 1e-4) on BoxesStack: it stops by its own rule, says so, and its `converged` is the
+/// natural map's verdict on the answer it returns. Warm-started from a solution of the same
+/// polygon, it stops after one sweep (§5.3.7: an optimal f converges after one projection).
+#[test]
+fn sp_as_printed_stops_by_its_rule_and_restarts_from_a_solution_in_one_sweep() {
+    let FclibProblem::Local(p) = problem("BoxesStack_local_problem_test") else { panic!() };
+    let n = 3 * p.nc();
+    let printed = SpParams { anderson: 0, rho_rel: 0.0, stop: SpStop::RelativeChange(1e-4), ..SpParams::default() };
+    let mut r = vec![0.0; n];
+    let rep = sp(&p, &mut r, &printed, 1e-8);
+    assert!(rep.message.contains("stopped by 002 eq. 5.21"), "{rep}");
+    let e = local_error_of(&p, &r);
+    assert_eq!(rep.converged, e.rel <= 1e-8, "{rep}");
+    assert!((e.rel - rep.residual_rel).abs() <= 1e-12 * e.rel, "{rep}");
+    // The default SP to 1e-10 on the same 8-gon, then the printed SP from its answer.
+    let mut r = vec![0.0; n];
+    let solved = sp(&p, &mut r, &SpParams::default(), 1e-10);
+    assert!(solved.converged, "{solved}");
+    let again = sp(&p, &mut r, &printed, 1e-8);
+    assert_eq!(again.iterations, 1, "{again}");
+    // One sweep of two QPs, each solved to 1e-2 of the tolerance on its own scale, and the final
+    // contact projection: 1.8e-8 measured from the 9.4e-11 start, the QPs' accuracy.
+    assert!(again.residual_rel < 1e-7, "{again}");
+    // The residual rule (5.22) likewise, at 1e-12 N s on impulses of ~1e-2 N s.
+    let mut r = vec![0.0; n];
+    let res = sp(&p, &mut r, &SpParams { stop: SpStop::Residual(1e-12), ..printed }, 1e-8);
+    assert!(res.message.contains("stopped by 002 eq. 5.22") || res.message.contains("iteration limit"), "{res}");
 }

@@ -37,11 +37,16 @@ use std::time::Instant;
 /// start (without -> with): scenes/box_stack 263 -> 10 outer iterations, scenes/arch 119 -> 14;
 /// card_house's first step converges in 27; FCLib at 1e-8: BoxesStack 1366 -> 49, Capsules
 /// 1093 -> 73. Other memories were not tuned; 5 is a common default for small `m`.
-const AA_MEMORY: usize = 5;
+pub const AA_MEMORY: usize = 5;
 /// The Anderson history is dropped when the fixed-point residual `|T(z) - z|` more than doubles
 /// from one iteration to the next: the extrapolation then no longer models `T` (an active-set
 /// or stick/slip change), and continuing from it is the plain SP step.
 const AA_RESTART_GROWTH: f64 = 2.0;
+
+/// Default proximal weight of both QPs, relative to their Lipschitz constants: the friction QP
+/// is rank-deficient (002 §6.5.2) and the term makes its minimiser unique; at the fixed point it
+/// vanishes.
+pub const PROXIMAL: f64 = 1e-3;
 
 /// Friction cone used in the friction QP.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,20 +57,46 @@ pub enum SpCone {
     Exact,
 }
 
+/// When the outer iteration stops. Whatever stops it, the report's `converged` is the natural
+/// map's verdict against `SolverOptions::tol`, as for every solver.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SpStop {
+    /// The natural-map error reaches `tol`; the best iterate is the one of least error.
+    NaturalMap,
+    /// 002 eq. (5.21): the squared relative change of the friction impulse in the `W` metric,
+    /// `|f_i − f_{i−1}|² / |f_{i−1}|²`, at most `eps`; best iterate by eq. (5.22).
+    RelativeChange(f64),
+    /// 002 eq. (5.22): the normal complementarity residual `Σ_c |α_c u_N,c|` at most `eps`
+    /// (N s); best iterate by the same residual.
+    Residual(f64),
+}
+
 #[derive(Clone, Debug)]
 pub struct SpParams {
     pub cone: SpCone,
-    /// Proximal weight relative to the QP's Lipschitz constant.
+    /// Proximal weight relative to the QP's Lipschitz constant (0: the QPs as printed).
     pub rho_rel: f64,
     pub qp_max_iter: usize,
     /// Anderson memory of the outer iteration (0: plain SP, Algorithm 1).
     pub anderson: usize,
+    pub stop: SpStop,
 }
 
 impl Default for SpParams {
     fn default() -> Self {
-        SpParams { cone: SpCone::Polyhedral(8), rho_rel: 1e-3, qp_max_iter: 5000, anderson: AA_MEMORY }
+        SpParams {
+            cone: SpCone::Polyhedral(8),
+            rho_rel: PROXIMAL,
+            qp_max_iter: 5000,
+            anderson: AA_MEMORY,
+            stop: SpStop::NaturalMap,
+        }
     }
+}
+
+/// 002 eq. (5.22) in local form: `Σ_c |α_c u_N,c|`.
+fn normal_residual(r: &[f64], u: &[f64]) -> f64 {
+    r.iter().step_by(3).zip(u.iter().step_by(3)).map(|(a, un)| (a * un).abs()).sum()
 }
 
 /// Default: polyhedral cone, 8 samples.
@@ -163,6 +194,30 @@ impl QpOracle for FrictionQp<'_, '_> {
     }
 }
 
+/// Magnitudes on a contact's samples (a convex polygon's vertices, in angular order) whose sum
+/// is the force `f`: `f` lies in the cone of two consecutive samples, and its components on
+/// them are the unique non-negative pair. Zero for a zero force.
+fn on_samples(f: [f64; 2], dirs: &[[f64; 2]]) -> Vec<f64> {
+    let k = dirs.len();
+    let mut beta = vec![0.0; k];
+    if f == [0.0, 0.0] {
+        return beta;
+    }
+    let cross = |a: [f64; 2], b: [f64; 2]| a[0] * b[1] - a[1] * b[0];
+    for j in 0..k {
+        let (a, b) = (dirs[j], dirs[(j + 1) % k]);
+        let det = cross(a, b);
+        // f = x a + y b with x, y >= 0 (Cramer's rule).
+        let (x, y) = (cross(f, b) / det, cross(a, f) / det);
+        if det > 0.0 && x >= 0.0 && y >= 0.0 {
+            beta[j] = x;
+            beta[(j + 1) % k] += y;
+            break;
+        }
+    }
+    beta
+}
+
 /// Largest number of contacts for which the contact QP uses the dense active-set solver: one
 /// free-block LU per active-set change; measured faster than APG at 48–82 contacts (BoxesStack
 /// SP 4302 -> 1223 outer iterations), 4x slower at 286 (Capsules).
@@ -236,7 +291,7 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
     // standing structure most steps end here.
     p.velocity(r, u);
     let err0 = local_error(p, r, u);
-    if err0.rel <= opts.tol {
+    if prm.stop == SpStop::NaturalMap && err0.rel <= opts.tol {
         return SolveReport::finish(name, &err0, opts, 0, start, "", format_args!("warm start within tolerance"));
     }
     let k = match prm.cone {
@@ -251,14 +306,16 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
     // QP variables, warm-started from r (polyhedral: spread the tangential force on the two
     // nearest samples is not needed; start from zero friction magnitudes, then the warm normal).
     let mut alpha: Vec<f64> = (0..nc).map(|c| r[3 * c].max(0.0)).collect();
-    let mut fx: Vec<f64> =
-        if k == 0 { (0..nc).flat_map(|c| [r[3 * c + 1], r[3 * c + 2]]).collect() } else { vec![0.0; k * nc] };
-    if k > 0 {
-        for c in 0..nc {
-            sp.r[3 * c + 1] = 0.0;
-            sp.r[3 * c + 2] = 0.0;
-        }
-    }
+    // Friction variables from the warm start (002 Alg. 1 line 2: f⁰ = f^t): the exact cone's
+    // force as it is, the polygon's as its components on the two samples around it.
+    let fx: Vec<f64> = if k == 0 {
+        (0..nc).flat_map(|c| [r[3 * c + 1], r[3 * c + 2]]).collect()
+    } else {
+        (0..nc).flat_map(|c| on_samples([r[3 * c + 1], r[3 * c + 2]], &sp.dirs[k * c..k * (c + 1)])).collect()
+    };
+    let mut fx = fx;
+    let mut gbuf = vec![0.0; fx.len()];
+    FrictionQp(&mut sp).grad(&fx, &mut gbuf);
     // The power iterations evaluate the oracles at their probe vectors, which overwrites the
     // forces in `sp.r`: restore the warm start afterwards (without this the first contact QP saw
     // a unit-norm probe as its friction force and the warm start was lost).
@@ -301,7 +358,6 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
     let mut centre_t = fx.clone();
     // Per-iteration buffers, allocated once.
     let mut f_prev = vec![[0.0f64; 2]; nc];
-    let mut gbuf = vec![0.0; fx.len()];
     let nz = nc + fx.len();
     let (mut z, mut gz) = (vec![0.0; nz], vec![0.0; nz]);
     let mut aa = Anderson::new(prm.anderson);
@@ -311,10 +367,21 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
     let mut reason = "iteration limit";
     sp.p.velocity(&sp.r, &mut sp.u);
     let mut err = local_error(p, &sp.r, &sp.u);
+    // The measure the best iterate is chosen by: the natural map, or 002's (5.22) with its rules.
+    let quality = |r: &[f64], u: &[f64], e: f64| match prm.stop {
+        SpStop::NaturalMap => e,
+        SpStop::RelativeChange(_) | SpStop::Residual(_) => normal_residual(r, u),
+    };
+    let stop_met = |e: f64, change: f64, r: &[f64], u: &[f64]| match prm.stop {
+        SpStop::NaturalMap => e <= opts.tol,
+        SpStop::RelativeChange(eps) => change <= eps,
+        SpStop::Residual(eps) => normal_residual(r, u) <= eps,
+    };
     // The warm start is the first candidate: an iteration that only makes it worse returns it.
     let mut best_r = sp.r.clone();
-    let mut best_err = err.rel;
-    while it < opts.max_iter && err.rel > opts.tol {
+    let mut best_err = quality(&sp.r, &sp.u, err.rel);
+    let mut met = false;
+    while it < opts.max_iter && !met {
         if opts.out_of_time(start) {
             reason = "time limit";
             break;
@@ -342,15 +409,17 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
         }
         rel_change = if den > 0.0 { num / den } else { f64::INFINITY };
         err = local_error(p, &sp.r, &sp.u);
-        if err.rel < best_err {
-            best_err = err.rel;
+        let q = quality(&sp.r, &sp.u, err.rel);
+        if q < best_err {
+            best_err = q;
             best_r.copy_from_slice(&sp.r);
         }
         if !err.natmap_abs.is_finite() {
             reason = "diverged (non-finite iterate)";
             break;
         }
-        if err.rel <= opts.tol || it == opts.max_iter {
+        met = stop_met(err.rel, rel_change, &sp.r, &sp.u);
+        if met || it == opts.max_iter {
             break;
         }
         // Next input: Anderson extrapolation of T's fixed-point iteration on z = (alpha, fx).
@@ -377,7 +446,12 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
         fx.copy_from_slice(&centre_t);
         FrictionQp(&mut sp).grad(&fx, &mut gbuf);
     }
-    let loop_reason = if err.rel <= opts.tol { "tolerance reached" } else { reason };
+    let loop_reason = match prm.stop {
+        SpStop::NaturalMap if met => "tolerance reached",
+        SpStop::RelativeChange(_) if met => "stopped by 002 eq. 5.21",
+        SpStop::Residual(_) if met => "stopped by 002 eq. 5.22",
+        _ => reason,
+    };
     // Not converged: best iterate, then the final contact projection (002 §5.4.2: graceful
     // degradation, Signorini holds even without convergence): the exact P_C, proximal steps
     // until the normal forces stop moving. Converged: Signorini already holds to `tol`, and the
@@ -411,6 +485,7 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
     } else {
         format!("SP iterate reached the tolerance but the final recomputation left {:.2e}", err.rel)
     };
+    let res_522 = normal_residual(r, u);
     SolveReport::finish(
         name,
         &err,
@@ -419,7 +494,27 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
         start,
         &reason,
         format_args!(
-            "{qp_iters} QP iterations, {qp_fail} QPs at their iteration cap, {aa_restarts} Anderson restarts, last friction change (002 eq. 5.21) {rel_change:.1e}"
+            "{qp_iters} QP iterations, {qp_fail} QPs at their iteration cap, {aa_restarts} Anderson restarts, last friction change (002 eq. 5.21) {rel_change:.1e}, normal residual (5.22) {res_522:.1e}"
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A force inside, on and outside the octagon (and on a sample) is rebuilt from its two
+    /// non-negative components to rounding; a zero force has none.
+    #[test]
+    fn forces_decompose_on_the_two_samples_around_them() {
+        let cone = crate::friction::cone::Cone::elliptic(0.5, 0.3).unwrap();
+        let dirs = crate::dfcp::stewart_trinkle::cone_samples(&[cone], 8);
+        for f in [[0.1, 0.02], [-0.3, 0.25], [0.0, -0.3], [0.5, 0.0], [-2.0, -1.0]] {
+            let b = on_samples(f, &dirs);
+            assert!(b.iter().all(|&x| x >= 0.0) && b.iter().filter(|&&x| x > 0.0).count() <= 2, "{b:?}");
+            let g = b.iter().zip(&dirs).fold([0.0; 2], |g, (x, d)| [g[0] + x * d[0], g[1] + x * d[1]]);
+            assert!((g[0] - f[0]).abs() < 1e-15 && (g[1] - f[1]).abs() < 1e-15, "{f:?} -> {g:?}");
+        }
+        assert!(on_samples([0.0, 0.0], &dirs).iter().all(|&x| x == 0.0));
+    }
 }

@@ -1020,6 +1020,36 @@ pub fn default_dfcp_iterations() -> usize {
 pub fn default_restitution_threshold() -> f64 {
     0.1
 }
+/// Outer acceleration of Staggered Projections.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum SpAcceleration {
+    /// Algorithm 1 as printed.
+    None,
+    /// Anderson extrapolation with this memory.
+    Anderson(usize),
+}
+
+impl Default for SpAcceleration {
+    fn default() -> Self {
+        SpAcceleration::Anderson(crate::dfcp::staggered_projections::AA_MEMORY)
+    }
+}
+
+/// Stopping rule of Staggered Projections (`dfcp::staggered_projections::SpStop`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub enum SpStopSpec {
+    #[default]
+    NaturalMap,
+    RelativeChange(f64),
+    Residual(f64),
+}
+
+pub fn default_sp_proximal() -> f64 {
+    crate::dfcp::staggered_projections::PROXIMAL
+}
+
 /// 002's tangent samples.
 pub fn default_lcp_samples() -> usize {
     crate::dfcp::lemke_st::DEFAULT_SAMPLES
@@ -1041,9 +1071,22 @@ pub enum DfcpSolverSpec {
     /// Staggered Projections (002): alternating contact and friction QPs. `samples`: friction
     /// polygon with that many sides (002 uses 8; its error against the true cone then plateaus
     /// near the faceting error, ~8 % of the friction force), absent: the exact cone.
+    ///
+    /// `acceleration: Anderson(5)` (default) extrapolates the outer iteration, `None` runs
+    /// 002's Algorithm 1 as printed; `proximal` (default 1e-3) weighs a proximal term of both
+    /// QPs relative to their Lipschitz constants, 0 gives the QPs as printed; `stop` is
+    /// `NaturalMap` (default: the pipeline's `tolerance`), `RelativeChange(eps)` (002 eq. 5.21)
+    /// or `Residual(eps)` (002 eq. 5.22). With either thesis rule the step's `converged` is still
+    /// the natural map against `tolerance`.
     StaggeredProjections {
         #[serde(default)]
         samples: Option<usize>,
+        #[serde(default)]
+        acceleration: SpAcceleration,
+        #[serde(default = "default_sp_proximal")]
+        proximal: f64,
+        #[serde(default)]
+        stop: SpStopSpec,
     },
     /// PROX Gauss–Seidel with elliptic cones (003).
     Prox,

@@ -1289,8 +1289,11 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
     );
     c.non_negative(&format!("{p}.allowed_penetration"), ns.allowed_penetration);
     c.non_negative(&format!("{p}.contact_margin"), ns.contact_margin);
+    if let DfcpSolverSpec::StaggeredProjections { acceleration, proximal, stop, .. } = ns.solver {
+        sp_switches(c, &format!("{p}.solver"), acceleration, proximal, stop);
+    }
     let samples = match ns.solver {
-        DfcpSolverSpec::StaggeredProjections { samples } => samples,
+        DfcpSolverSpec::StaggeredProjections { samples, .. } => samples,
         DfcpSolverSpec::Lemke { samples } | DfcpSolverSpec::RegularisedLcp { samples } => Some(samples),
         _ => None,
     };
@@ -1302,6 +1305,28 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
         );
     }
     exact_coulomb_laws(c, s, "Nonsmooth");
+}
+
+/// The switches of Staggered Projections at `path`.
+fn sp_switches(c: &mut Checks, path: &str, acceleration: SpAcceleration, proximal: f64, stop: SpStopSpec) {
+    if let SpAcceleration::Anderson(m) = acceleration
+        && !(1..=50).contains(&m)
+    {
+        c.push(
+            format!("{path}.acceleration"),
+            Some(format!("Anderson({m})")),
+            "an Anderson memory from 1 to 50 (or `None`)",
+        );
+    }
+    c.check(
+        &format!("{path}.proximal"),
+        proximal,
+        |v| (0.0..=1.0).contains(&v),
+        "must be in [0, 1] (relative to the QPs' Lipschitz constants; 0: the QPs as printed)",
+    );
+    if let SpStopSpec::RelativeChange(e) | SpStopSpec::Residual(e) = stop {
+        c.positive(&format!("{path}.stop"), e, "");
+    }
 }
 
 /// The kernel and support radius of an MLS field at `path`.

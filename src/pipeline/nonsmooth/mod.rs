@@ -29,13 +29,13 @@ pub mod warm;
 use super::{ContactPoint, Pipeline, StepError, StepStats};
 use crate::dfcp::problem::LocalProblem;
 use crate::dfcp::solver::{SolveReport, SolverOptions};
-use crate::dfcp::staggered_projections::{SpCone, SpParams};
+use crate::dfcp::staggered_projections::{SpCone, SpParams, SpStop};
 use crate::dfcp::{
     dispatch, fb_newton, gauss_seidel, lemke_st, pgs_lcp, prox, prox_point, regularised_lcp, staggered_projections,
 };
 use crate::model::{Model, State};
 use crate::rigid::RigidBody;
-use crate::scene::schema::{DfcpSolverSpec, NonsmoothSpec};
+use crate::scene::schema::{DfcpSolverSpec, NonsmoothSpec, SpAcceleration, SpStopSpec};
 use assemble::{ContactJacobian, local_problem, relative_velocity};
 use detect::Contact;
 use joints::JointSystem;
@@ -72,9 +72,22 @@ pub fn solve(
     opts: &SolverOptions,
 ) -> SolveReport {
     match solver {
-        DfcpSolverSpec::StaggeredProjections { samples } => {
-            let cone = samples.map_or(SpCone::Exact, SpCone::Polyhedral);
-            staggered_projections::solve_with(p, r, u, opts, &SpParams { cone, ..SpParams::default() })
+        DfcpSolverSpec::StaggeredProjections { samples, acceleration, proximal, stop } => {
+            let prm = SpParams {
+                cone: samples.map_or(SpCone::Exact, SpCone::Polyhedral),
+                anderson: match acceleration {
+                    SpAcceleration::None => 0,
+                    SpAcceleration::Anderson(m) => m,
+                },
+                rho_rel: proximal,
+                stop: match stop {
+                    SpStopSpec::NaturalMap => SpStop::NaturalMap,
+                    SpStopSpec::RelativeChange(e) => SpStop::RelativeChange(e),
+                    SpStopSpec::Residual(e) => SpStop::Residual(e),
+                },
+                ..SpParams::default()
+            };
+            staggered_projections::solve_with(p, r, u, opts, &prm)
         }
         DfcpSolverSpec::Prox => prox::solve(p, r, u, opts),
         DfcpSolverSpec::FischerBurmeister => fb_newton::solve(p, r, u, opts),
