@@ -364,7 +364,7 @@ fn other_range_checks() {
         (
             "Penalty(newton: (max_iterations: 20))",
             "Nonsmooth(solver: StaggeredProjections(acceleration: Anderson(0)))",
-            "pipeline.solver.acceleration = Anderson(0): an Anderson memory from 1 to 50 (or `None`)",
+            "pipeline.solver.acceleration = Anderson(0): an Anderson memory from 1 to 50 (or `Off`)",
         ),
         (
             "Penalty(newton: (max_iterations: 20))",

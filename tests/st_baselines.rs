@@ -12,6 +12,8 @@
 //!   they agree to 1e-7 of the velocity scale (SP stops at a natural-map tolerance of 1e-10).
 
 mod common;
+#[path = "support/scene_run.rs"]
+mod scene_run;
 use common::*;
 use fricsim::dfcp::fclib::FclibProblem;
 use fricsim::dfcp::problem::{Csc, LocalProblem};
@@ -170,4 +172,45 @@ fn sp_as_printed_stops_by_its_rule_and_restarts_from_a_solution_in_one_sweep() {
     let mut r = vec![0.0; n];
     let res = sp(&p, &mut r, &SpParams { stop: SpStop::Residual(1e-12), ..printed }, 1e-8);
     assert!(res.message.contains("stopped by 002 eq. 5.22") || res.message.contains("iteration limit"), "{res}");
+}
+
+/// `diagnostics: true` in a scene: a ball resting on the floor touches it below its centre, so
+/// its normal and friction directions are orthogonal in the kinetic metric (θ = 90°, 002
+/// §5.5.2's orthogonal case); a box resting on its corners couples them (torques of the corner
+/// normals and tangents share axes: θ < 90°). The answers at rest solve the polygon's LCP to
+/// the solver's tolerance (1e-8 here: the ST residual of the same answer is of that order, 1e-6
+/// allowed for the different normalisations) and zero the objective (5.32) to rounding of
+/// impulses of ~1e-2 N s. Without the switch the step has no diagnostics.
+#[test]
+fn scene_diagnostics_give_the_orthogonal_case_and_a_coupled_one() {
+    let scene = |shape: &str, z: f64, diagnostics: bool| {
+        format!(
+            r#"Scene(
+    name: "d", dt: 1e-3, frames: 1, frame_rate: 1.0,
+    materials: {{ "m": (density: 1000.0) }},
+    friction: (default: (mu: 0.5)),
+    bodies: [ Rigid(name: "b", material: "m", shape: {shape}, position: (0.0, 0.0, {z})) ],
+    colliders: [ Plane(name: "floor", material: "m") ],
+    pipeline: Nonsmooth(solver: StaggeredProjections(samples: Some(8)), tolerance: 1e-8, diagnostics: {diagnostics}),
+)"#
+        )
+    };
+    for (shape, z, orthogonal) in [("Sphere(radius: 0.05)", 0.05, true), ("Box(size: (0.1, 0.08, 0.05))", 0.025, false)]
+    {
+        let mut s = scene_run::simulation(&scene(shape, z, true));
+        for _ in 0..20 {
+            let st = s.step().expect("finite");
+            assert!(st.converged, "{shape}: {:?}", st.failure);
+            let d = st.diagnostics.expect("asked for");
+            assert!(d.lcp_residual < 1e-6, "{shape}: {d:?}");
+            assert!(d.objective.abs() < 1e-12, "{shape}: {d:?}");
+            if orthogonal {
+                assert!((d.painleve_deg - 90.0).abs() < 1e-6, "{shape}: {d:?}");
+            } else {
+                assert!(d.painleve_deg < 89.0, "{shape}: {d:?}");
+            }
+        }
+        let mut s = scene_run::simulation(&scene(shape, z, false));
+        assert!(s.step().expect("finite").diagnostics.is_none());
+    }
 }

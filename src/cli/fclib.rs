@@ -36,6 +36,10 @@ pub enum FclibCommand {
         /// Write r, u (and v) in the text format `fclib_tools.py check` reads.
         #[arg(long)]
         output: Option<PathBuf>,
+        /// Also print 002's diagnostics of the answer on the 8-sample polygon: the
+        /// Stewart–Trinkle LCP residual, the objective (5.32) and the Painlevé angle (6.42).
+        #[arg(long)]
+        diagnostics: bool,
     },
     /// Run several solvers on several problems: CSV plus a Dolan–Moré performance profile.
     Bench {
@@ -84,7 +88,7 @@ fn check_solver(name: &str) -> Result<()> {
 
 pub fn run(cmd: FclibCommand) -> Result<ExitCode> {
     match cmd {
-        FclibCommand::Solve { file, solver, tol, max_iter, max_time, output } => {
+        FclibCommand::Solve { file, solver, tol, max_iter, max_time, output, diagnostics } => {
             check_solver(&solver)?;
             let opts = options(tol, max_iter, max_time)?;
             let p = read_problem(&file)?;
@@ -92,6 +96,9 @@ pub fn run(cmd: FclibCommand) -> Result<ExitCode> {
             println!("{}: {kind} problem, {} contacts", file.display(), p.nc());
             let s = solve(&p, &solver, &opts)?;
             println!("{}", s.report);
+            if diagnostics {
+                print_diagnostics(&p, &s)?;
+            }
             if let Some(out) = output {
                 let header =
                     format!("fricsim {} solution of {}\n{}", env!("CARGO_PKG_VERSION"), file.display(), s.report);
@@ -110,6 +117,20 @@ pub fn run(cmd: FclibCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// 002's diagnostics of a solution (global problems on their Delassus form).
+fn print_diagnostics(p: &FclibProblem, s: &Solution) -> Result<()> {
+    use crate::dfcp::{diagnostics::diagnose, global_reduction::Reduced, lemke_st::DEFAULT_SAMPLES};
+    let d = match p {
+        FclibProblem::Local(l) => diagnose(l, &s.r, &s.u, DEFAULT_SAMPLES),
+        FclibProblem::Global(g) => diagnose(&Reduced::new(g)?.local, &s.r, &s.u, DEFAULT_SAMPLES),
+    };
+    println!(
+        "002 diagnostics ({DEFAULT_SAMPLES} samples): Stewart–Trinkle LCP residual {:.3e} (relative, equilibrated), objective (5.32) {:.3e}, Painlevé angle of the pushing contacts {:.2} deg",
+        d.lcp_residual, d.objective, d.painleve_deg
+    );
+    Ok(())
 }
 
 fn collect_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {

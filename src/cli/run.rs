@@ -80,6 +80,9 @@ pub fn stats_columns(model: &Model) -> Vec<String> {
         "projection_s",
         "friction_residual",
         "passes_per_projection",
+        "lcp_residual",
+        "st_objective",
+        "painleve_deg",
     ]
     .map(String::from)
     .to_vec();
@@ -137,6 +140,8 @@ fn stats_row(model: &Model, state: &State, s: &StepStats, wall: f64) -> Vec<Stat
         StatValue::Float(s.friction_residual),
         StatValue::Float(if s.projections > 0 { s.projection_passes as f64 / s.projections as f64 } else { 0.0 }),
     ];
+    let d = s.diagnostics.map_or([f64::NAN; 3], |d| [d.lcp_residual, d.objective, d.painleve_deg]);
+    row.extend(d.map(StatValue::Float));
     let nodal = model.solids.iter().map(|b| b.nodes.clone()).chain(model.cloths.iter().map(|c| c.nodes.clone()));
     for nodes in nodal {
         let (x, v) = state.nodes_centroid(model, nodes);

@@ -24,6 +24,7 @@
 pub mod admm;
 pub mod block_rows;
 pub mod coloring;
+pub mod diagnostics;
 pub mod dispatch;
 pub mod fb_newton;
 pub mod fclib;

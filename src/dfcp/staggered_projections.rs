@@ -194,30 +194,6 @@ impl QpOracle for FrictionQp<'_, '_> {
     }
 }
 
-/// Magnitudes on a contact's samples (a convex polygon's vertices, in angular order) whose sum
-/// is the force `f`: `f` lies in the cone of two consecutive samples, and its components on
-/// them are the unique non-negative pair. Zero for a zero force.
-fn on_samples(f: [f64; 2], dirs: &[[f64; 2]]) -> Vec<f64> {
-    let k = dirs.len();
-    let mut beta = vec![0.0; k];
-    if f == [0.0, 0.0] {
-        return beta;
-    }
-    let cross = |a: [f64; 2], b: [f64; 2]| a[0] * b[1] - a[1] * b[0];
-    for j in 0..k {
-        let (a, b) = (dirs[j], dirs[(j + 1) % k]);
-        let det = cross(a, b);
-        // f = x a + y b with x, y >= 0 (Cramer's rule).
-        let (x, y) = (cross(f, b) / det, cross(a, f) / det);
-        if det > 0.0 && x >= 0.0 && y >= 0.0 {
-            beta[j] = x;
-            beta[(j + 1) % k] += y;
-            break;
-        }
-    }
-    beta
-}
-
 /// Largest number of contacts for which the contact QP uses the dense active-set solver: one
 /// free-block LU per active-set change; measured faster than APG at 48–82 contacts (BoxesStack
 /// SP 4302 -> 1223 outer iterations), 4x slower at 286 (Capsules).
@@ -311,7 +287,11 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
     let fx: Vec<f64> = if k == 0 {
         (0..nc).flat_map(|c| [r[3 * c + 1], r[3 * c + 2]]).collect()
     } else {
-        (0..nc).flat_map(|c| on_samples([r[3 * c + 1], r[3 * c + 2]], &sp.dirs[k * c..k * (c + 1)])).collect()
+        (0..nc)
+            .flat_map(|c| {
+                super::stewart_trinkle::on_samples([r[3 * c + 1], r[3 * c + 2]], &sp.dirs[k * c..k * (c + 1)])
+            })
+            .collect()
     };
     let mut fx = fx;
     let mut gbuf = vec![0.0; fx.len()];
@@ -497,24 +477,4 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
             "{qp_iters} QP iterations, {qp_fail} QPs at their iteration cap, {aa_restarts} Anderson restarts, last friction change (002 eq. 5.21) {rel_change:.1e}, normal residual (5.22) {res_522:.1e}"
         ),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A force inside, on and outside the octagon (and on a sample) is rebuilt from its two
-    /// non-negative components to rounding; a zero force has none.
-    #[test]
-    fn forces_decompose_on_the_two_samples_around_them() {
-        let cone = crate::friction::cone::Cone::elliptic(0.5, 0.3).unwrap();
-        let dirs = crate::dfcp::stewart_trinkle::cone_samples(&[cone], 8);
-        for f in [[0.1, 0.02], [-0.3, 0.25], [0.0, -0.3], [0.5, 0.0], [-2.0, -1.0]] {
-            let b = on_samples(f, &dirs);
-            assert!(b.iter().all(|&x| x >= 0.0) && b.iter().filter(|&&x| x > 0.0).count() <= 2, "{b:?}");
-            let g = b.iter().zip(&dirs).fold([0.0; 2], |g, (x, d)| [g[0] + x * d[0], g[1] + x * d[1]]);
-            assert!((g[0] - f[0]).abs() < 1e-15 && (g[1] - f[1]).abs() < 1e-15, "{f:?} -> {g:?}");
-        }
-        assert!(on_samples([0.0, 0.0], &dirs).iter().all(|&x| x == 0.0));
-    }
 }

@@ -38,6 +38,30 @@ pub fn cone_samples(cones: &[Cone], k: usize) -> Vec<[f64; 2]> {
     dirs
 }
 
+/// Magnitudes on a contact's samples (a convex polygon's vertices, in angular order) whose sum
+/// is the force `f`: `f` lies in the cone of two consecutive samples, and its components on
+/// them are the unique non-negative pair. Zero for a zero force.
+pub fn on_samples(f: [f64; 2], dirs: &[[f64; 2]]) -> Vec<f64> {
+    let k = dirs.len();
+    let mut beta = vec![0.0; k];
+    if f == [0.0, 0.0] {
+        return beta;
+    }
+    let cross = |a: [f64; 2], b: [f64; 2]| a[0] * b[1] - a[1] * b[0];
+    for j in 0..k {
+        let (a, b) = (dirs[j], dirs[(j + 1) % k]);
+        let det = cross(a, b);
+        // f = x a + y b with x, y >= 0 (Cramer's rule).
+        let (x, y) = (cross(f, b) / det, cross(a, f) / det);
+        if det > 0.0 && x >= 0.0 && y >= 0.0 {
+            beta[j] = x;
+            beta[(j + 1) % k] += y;
+            break;
+        }
+    }
+    beta
+}
+
 pub struct StewartTrinkle {
     pub nc: usize,
     pub k: usize,
@@ -164,6 +188,36 @@ impl StewartTrinkle {
         }
     }
 
+    /// The LCP vector (scaled, as stored) of a contact answer `(r, u)`: `α = r_N`, `β` the
+    /// components of `r_T` on the two samples around it, and `λ_c` the least slack that makes
+    /// every friction row non-negative, `max(0, max_j −d_cj · u_T)`: 002's slip speed times μ.
+    pub fn lcp_vector(&self, r: &[f64], u: &[f64]) -> Vec<f64> {
+        let k = self.k;
+        let mut y = vec![0.0; self.n()];
+        for c in 0..self.nc {
+            let dirs = &self.dirs[c * k..(c + 1) * k];
+            y[self.alpha(c)] = r[3 * c];
+            for (j, b) in on_samples([r[3 * c + 1], r[3 * c + 2]], dirs).into_iter().enumerate() {
+                y[self.beta(c, j)] = b;
+            }
+            let ut = [u[3 * c + 1], u[3 * c + 2]];
+            y[self.lambda(c)] = dirs.iter().map(|d| -(d[0] * ut[0] + d[1] * ut[1])).fold(0.0, f64::max);
+        }
+        y.iter_mut().zip(&self.scale).for_each(|(y, s)| *y /= s);
+        y
+    }
+
+    /// 002's objective (5.32) at `(r, u)` with the LCP vector `y` of [`Self::lcp_vector`]:
+    /// `rᵀ W r + rᵀ q + Σ_c μ_c λ_c α_c = rᵀ u + Σ_c λ'_c α_c` (μ folded into `λ'`). Zero at
+    /// every solution of the polygon's Coulomb problem; its global minimum.
+    pub fn objective(&self, r: &[f64], u: &[f64], y: &[f64]) -> f64 {
+        let ru: f64 = r.iter().zip(u).map(|(a, b)| a * b).sum();
+        let coulomb: f64 = (0..self.nc)
+            .map(|c| y[self.lambda(c)] * self.scale[self.lambda(c)] * y[self.alpha(c)] * self.scale[self.alpha(c)])
+            .sum();
+        ru + coulomb
+    }
+
     /// `A y + b` into `w`.
     pub fn slack(&self, y: &[f64], w: &mut [f64]) {
         w.copy_from_slice(&self.b);
@@ -227,5 +281,20 @@ mod tests {
         st.forces(&y, &mut r);
         assert!((r[0] - 1.0).abs() < 1e-16 && (r[1] + 0.3).abs() < 1e-16 && r[2].abs() < 1e-16, "{r:?}");
         assert!(local_error_of(&p, &r).rel < 1e-15);
+    }
+
+    /// A force inside, on and outside the octagon (and on a sample) is rebuilt from its two
+    /// non-negative components to rounding; a zero force has none.
+    #[test]
+    fn forces_decompose_on_the_two_samples_around_them() {
+        let cone = crate::friction::cone::Cone::elliptic(0.5, 0.3).unwrap();
+        let dirs = cone_samples(&[cone], 8);
+        for f in [[0.1, 0.02], [-0.3, 0.25], [0.0, -0.3], [0.5, 0.0], [-2.0, -1.0]] {
+            let b = on_samples(f, &dirs);
+            assert!(b.iter().all(|&x| x >= 0.0) && b.iter().filter(|&&x| x > 0.0).count() <= 2, "{b:?}");
+            let g = b.iter().zip(&dirs).fold([0.0; 2], |g, (x, d)| [g[0] + x * d[0], g[1] + x * d[1]]);
+            assert!((g[0] - f[0]).abs() < 1e-15 && (g[1] - f[1]).abs() < 1e-15, "{f:?} -> {g:?}");
+        }
+        assert!(on_samples([0.0, 0.0], &dirs).iter().all(|&x| x == 0.0));
     }
 }

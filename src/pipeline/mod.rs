@@ -49,6 +49,8 @@ pub struct StepStats {
     pub projection_passes: usize,
     /// Relative natural-map error of the step's friction problem (Smooth pipeline).
     pub friction_residual: f64,
+    /// 002's diagnostics of the step's rigid-body contact problem, when the scene asks.
+    pub diagnostics: Option<crate::dfcp::diagnostics::Diagnostics>,
 }
 
 impl StepStats {
@@ -77,6 +79,7 @@ impl StepStats {
         self.min_gap = s.min_gap;
         self.elastic_energy = s.elastic_energy;
         self.friction_residual = s.friction_residual;
+        self.diagnostics = s.diagnostics;
         self.converged &= s.converged;
         if self.failure.is_none() {
             self.failure = s.failure.clone();

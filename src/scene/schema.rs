@@ -912,6 +912,12 @@ pub struct NonsmoothSpec {
     /// parallel; `false` solves one problem for all contacts.
     #[serde(default = "yes")]
     pub islands: bool,
+    /// Rigid-body contact steps: write 002's diagnostics to stats.csv (`lcp_residual`,
+    /// `st_objective`, `painleve_deg`; `dfcp::diagnostics`), measured on the polygon of the
+    /// solver's `samples` (8 for the exact-cone solvers). Costs dense eigen-decompositions of
+    /// the contact blocks each step.
+    #[serde(default)]
+    pub diagnostics: bool,
 }
 
 /// The time integrator of nodal bodies in the nonsmooth pipeline.
@@ -1007,6 +1013,7 @@ impl Default for NonsmoothSpec {
             admm: AdmmSpec::default(),
             nodal_integrator: NodalIntegratorSpec::default(),
             islands: true,
+            diagnostics: false,
         }
     }
 }
@@ -1024,8 +1031,9 @@ pub fn default_restitution_threshold() -> f64 {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum SpAcceleration {
-    /// Algorithm 1 as printed.
-    None,
+    /// Algorithm 1 as printed. (Not `None`: on the command line `--set` reads `None` as an
+    /// absent option.)
+    Off,
     /// Anderson extrapolation with this memory.
     Anderson(usize),
 }
@@ -1072,7 +1080,7 @@ pub enum DfcpSolverSpec {
     /// polygon with that many sides (002 uses 8; its error against the true cone then plateaus
     /// near the faceting error, ~8 % of the friction force), absent: the exact cone.
     ///
-    /// `acceleration: Anderson(5)` (default) extrapolates the outer iteration, `None` runs
+    /// `acceleration: Anderson(5)` (default) extrapolates the outer iteration, `Off` runs
     /// 002's Algorithm 1 as printed; `proximal` (default 1e-3) weighs a proximal term of both
     /// QPs relative to their Lipschitz constants, 0 gives the QPs as printed; `stop` is
     /// `NaturalMap` (default: the pipeline's `tolerance`), `RelativeChange(eps)` (002 eq. 5.21)

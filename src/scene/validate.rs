@@ -1315,7 +1315,7 @@ fn sp_switches(c: &mut Checks, path: &str, acceleration: SpAcceleration, proxima
         c.push(
             format!("{path}.acceleration"),
             Some(format!("Anderson({m})")),
-            "an Anderson memory from 1 to 50 (or `None`)",
+            "an Anderson memory from 1 to 50 (or `Off`)",
         );
     }
     c.check(

@@ -76,7 +76,7 @@ pub fn solve(
             let prm = SpParams {
                 cone: samples.map_or(SpCone::Exact, SpCone::Polyhedral),
                 anderson: match acceleration {
-                    SpAcceleration::None => 0,
+                    SpAcceleration::Off => 0,
                     SpAcceleration::Anderson(m) => m,
                 },
                 rho_rel: proximal,
@@ -341,6 +341,15 @@ impl NonsmoothPipeline {
         };
         stats.solver_iterations += report.iterations;
         stats.final_residual = report.residual_rel;
+        if self.spec.diagnostics {
+            let k = match solver {
+                DfcpSolverSpec::StaggeredProjections { samples: Some(k), .. }
+                | DfcpSolverSpec::Lemke { samples: k }
+                | DfcpSolverSpec::RegularisedLcp { samples: k } => k,
+                _ => lemke_st::DEFAULT_SAMPLES,
+            };
+            stats.diagnostics = Some(crate::dfcp::diagnostics::diagnose(&problem, &self.r, &self.u, k));
+        }
         stats.linear_solve_s += report.time.as_secs_f64();
         if !report.converged {
             stats.converged = false;
