@@ -358,8 +358,10 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
         SpStop::Residual(eps) => normal_residual(r, u) <= eps,
     };
     // The warm start is the first candidate: an iteration that only makes it worse returns it.
+    // Not under 002's rules: its (5.22) residual is zero at a zero start (no normal impulse) and
+    // would never be beaten; Alg. 1 caches among the iterates only (`min_res ← ∞`).
     let mut best_r = sp.r.clone();
-    let mut best_err = quality(&sp.r, &sp.u, err.rel);
+    let mut best_err = if prm.stop == SpStop::NaturalMap { quality(&sp.r, &sp.u, err.rel) } else { f64::INFINITY };
     let mut met = false;
     while it < opts.max_iter && !met {
         if opts.out_of_time(start) {
@@ -387,7 +389,15 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
             num += (sp.r[3 * c + 1] - f_prev[c][0]).powi(2) + (sp.r[3 * c + 2] - f_prev[c][1]).powi(2);
             den += f_prev[c][0].powi(2) + f_prev[c][1].powi(2);
         }
-        rel_change = if den > 0.0 { num / den } else { f64::INFINITY };
+        // 002 eq. 5.21 divides by the last friction impulse: 0/0 (friction zero and unchanged, as
+        // on a frictionless or separating step) is converged, x/0 is not (002 §5.4.3's guard).
+        rel_change = if den > 0.0 {
+            num / den
+        } else if num == 0.0 {
+            0.0
+        } else {
+            f64::INFINITY
+        };
         err = local_error(p, &sp.r, &sp.u);
         let q = quality(&sp.r, &sp.u, err.rel);
         if q < best_err {
