@@ -28,6 +28,8 @@
 //! | SDIRK2 | γ = 1 − √2/2: BE over γh to `(q¹, v¹)`, then `q = q0 + h((1−γ) v¹ + γ v)`, `M v = M v0 + h((1−γ) f¹ + γ f)` |
 //! | TR, decoupled | as TR for the body forces; contact and friction backward Euler (weight 1, no explicit half) |
 
+pub mod variational;
+
 use crate::scene::schema::IntegratorSpec;
 
 /// A known quantity a stage is built from.
