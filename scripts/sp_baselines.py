@@ -34,14 +34,15 @@ SOLVERS = [
 ]
 
 
-def run(binary, solver, max_iter, steps, out):
-    args = [binary, "run", os.path.join(ROOT, "scenes", "card_house.ron"), "--out", out, "--quiet",
-            "--set", f"duration={steps * 1e-3}", "--set", f"pipeline.solver={solver}",
-            "--set", f"pipeline.max_iterations={max_iter}", "--set", "pipeline.on_failure=Continue",
-            "--set", "pipeline.diagnostics=true"]
+def run(binary, scene, sets, steps, out):
+    """Run `scenes/<scene>.ron` for `steps` steps of 1 ms with `--set` overrides; its stats rows."""
+    args = [binary, "run", os.path.join(ROOT, "scenes", scene + ".ron"), "--out", out, "--quiet",
+            "--set", f"duration={steps * 1e-3}", "--set", "pipeline.on_failure=Continue"]
+    for s in sets:
+        args += ["--set", s]
     p = subprocess.run(args, capture_output=True, text=True)
     if p.returncode != 0:
-        raise SystemExit(f"{solver}: fricsim exited with {p.returncode}: {p.stderr}")
+        raise SystemExit(f"{scene} {sets}: fricsim exited with {p.returncode}: {p.stderr}")
     return list(csv.DictReader(open(os.path.join(out, "stats.csv"))))
 
 
@@ -68,7 +69,8 @@ def main():
         for i, (label, solver, max_iter) in enumerate(SOLVERS):
             if a.only not in label:
                 continue
-            rows = run(a.bin, solver, max_iter, a.steps, os.path.join(tmp, str(i)))
+            sets = [f"pipeline.solver={solver}", f"pipeline.max_iterations={max_iter}", "pipeline.diagnostics=true"]
+            rows = run(a.bin, "card_house", sets, a.steps, os.path.join(tmp, str(i)))
             ok = sum(int(r["converged"]) for r in rows)
             nat = statistics.median(float(r["final_residual"]) for r in rows)
             lcp = statistics.median(float(r["lcp_residual"]) for r in rows)

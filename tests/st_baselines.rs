@@ -214,3 +214,22 @@ fn scene_diagnostics_give_the_orthogonal_case_and_a_coupled_one() {
         assert!(s.step().expect("finite").diagnostics.is_none());
     }
 }
+
+/// A Lemke solve stopped by its pivot limit is a reported step failure (the run's `on_failure`
+/// then decides), never a panic: a box dropped on the floor with `max_iterations: 1`.
+#[test]
+fn lemke_pivot_limit_is_a_step_failure() {
+    let text = r#"Scene(
+    name: "l", dt: 1e-3, frames: 1, frame_rate: 1.0,
+    materials: { "m": (density: 1000.0) },
+    friction: (default: (mu: 0.5)),
+    bodies: [ Rigid(name: "b", material: "m", shape: Box(size: (0.1, 0.08, 0.05)), position: (0.0, 0.0, 0.025), velocity: (0.3, 0.0, -0.5)) ],
+    colliders: [ Plane(name: "floor", material: "m") ],
+    pipeline: Nonsmooth(solver: Lemke(samples: 8), max_iterations: 1),
+)"#;
+    let mut s = scene_run::simulation(text);
+    let st = s.step().expect("a failed solve still gives a finite state");
+    assert!(!st.converged);
+    let why = st.failure.expect("the failure is reported");
+    assert!(why.contains("lemke") && why.contains("pivot or time limit"), "{why}");
+}
