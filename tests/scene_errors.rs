@@ -363,6 +363,11 @@ fn other_range_checks() {
         ),
         (
             "Penalty(newton: (max_iterations: 20))",
+            "Nonsmooth(integrator: Variational)",
+            "pipeline.integrator = Variational: 002's variational integrator takes rigid bodies only",
+        ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
             "Nonsmooth(solver: StaggeredProjections(acceleration: Anderson(0)))",
             "pipeline.solver.acceleration = Anderson(0): an Anderson memory from 1 to 50 (or `Off`)",
         ),

@@ -1258,6 +1258,13 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
             format!("ADMM solves the global form of scenes with solids, cloth or rods; a scene of rigid bodies only (bodies[{r}]) needs a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp, Lemke, RegularisedLcp or Auto"),
         );
     }
+    if let (RigidIntegratorSpec::Variational, true) = (ns.integrator, nodal) {
+        c.push(
+            format!("{p}.integrator"),
+            Some("Variational".into()),
+            "002's variational integrator takes rigid bodies only; this scene has solids, cloth or rods (use `Moreau`)",
+        );
+    }
     if ns.nodal_integrator == NodalIntegratorSpec::Admm {
         if ns.solver != DfcpSolverSpec::Admm {
             c.push(

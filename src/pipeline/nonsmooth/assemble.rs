@@ -14,7 +14,7 @@ use crate::contact::rigid::Participant;
 use crate::dfcp::problem::{Csc, LocalProblem};
 use crate::model::Model;
 use crate::rigid::RigidBody;
-use crate::scene::schema::NonsmoothSpec;
+use crate::scene::schema::{NonsmoothSpec, RigidIntegratorSpec};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 use std::collections::BTreeMap;
 
@@ -172,9 +172,14 @@ pub fn local_problem(
         // An impact within this step (fast enough to bounce): the separation speed must reach
         // `e` times the approach speed. It is applied from the gap it is detected at (at most
         // one step's travel), so the bounce starts that far early rather than being lost.
-        let impact = *u0 < -spec.restitution_threshold && gap + h * u0 < 0.0;
-        let mut bias = if impact { spec.restitution * u0 } else { gap.max(0.0) / h };
-        bias -= spec.penetration_correction * (-gap - spec.allowed_penetration).max(0.0) / h;
+        let bias = if spec.integrator == RigidIntegratorSpec::Variational {
+            // 002 §4.5: the normal row is Nᵀ(v⁺ + v) >= 0 at every contact of the step start.
+            *u0
+        } else {
+            let impact = *u0 < -spec.restitution_threshold && gap + h * u0 < 0.0;
+            let bias = if impact { spec.restitution * u0 } else { gap.max(0.0) / h };
+            bias - spec.penetration_correction * (-gap - spec.allowed_penetration).max(0.0) / h
+        };
         q.extend([u.x + bias, u.y, u.z]);
     }
     let cones = contacts.iter().map(|c| c.cone).collect();

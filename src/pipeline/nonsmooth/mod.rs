@@ -35,7 +35,7 @@ use crate::dfcp::{
 };
 use crate::model::{Model, State};
 use crate::rigid::RigidBody;
-use crate::scene::schema::{DfcpSolverSpec, NonsmoothSpec, SpAcceleration, SpStopSpec};
+use crate::scene::schema::{DfcpSolverSpec, NonsmoothSpec, RigidIntegratorSpec, SpAcceleration, SpStopSpec};
 use assemble::{ContactJacobian, local_problem, relative_velocity};
 use detect::Contact;
 use joints::JointSystem;
@@ -224,6 +224,7 @@ impl NonsmoothPipeline {
     /// The rigid bodies' step (time is advanced by the caller).
     fn rigid_step(&mut self, model: &Model, state: &mut State) -> StepStats {
         let (h, t) = (model.dt, state.time);
+        let variational = self.spec.integrator == RigidIntegratorSpec::Variational;
         let bodies = &mut state.rigid;
         // Normal approach speeds at the start of the step are needed for restitution, at the
         // contacts found below; keep the start velocities to evaluate them.
@@ -237,7 +238,11 @@ impl NonsmoothPipeline {
             stats.failure = Some("joint motors: the active set of their torque limits did not settle".into());
         }
         let clock = Instant::now();
-        let contacts = detect::detect(model, bodies, t, h, self.spec.contact_margin);
+        let mut contacts = detect::detect(model, bodies, t, h, self.spec.contact_margin);
+        if variational {
+            // 002 §4.5.1: the contacts of the step are those touching or overlapping at its start.
+            contacts.retain(|c| c.contact.gap <= 0.0);
+        }
         let (contacts, islands) = islands::group(model, contacts, &joints.links());
         stats.detection_s = clock.elapsed().as_secs_f64();
         stats.active_contacts = contacts.len();
@@ -286,7 +291,19 @@ impl NonsmoothPipeline {
             self.warm.store(&contacts, &self.r, bodies);
         }
         self.last = contact_points(&contacts, &self.r, h);
-        advance_rigid_poses(model, bodies, t, h);
+        if variational {
+            // 002 (4.54): positions from the mean of the start and end velocities (δ).
+            let end: Vec<_> = bodies.iter().map(RigidBody::velocity).collect();
+            for (b, (v0, v1)) in bodies.iter_mut().zip(start_velocity.iter().zip(&end)) {
+                b.set_velocity(&((v0 + v1) * 0.5));
+            }
+            advance_rigid_poses(model, bodies, t, h);
+            for (b, v1) in bodies.iter_mut().zip(&end) {
+                b.set_velocity(v1);
+            }
+        } else {
+            advance_rigid_poses(model, bodies, t, h);
+        }
         if !joints.is_empty() {
             joints::project_positions(model, bodies, &minv);
         }
