@@ -1,6 +1,6 @@
 //! `fricsim fclib solve|bench`: run the DFCP solvers on FCLib problem files.
 
-use crate::dfcp::dispatch::{SOLVERS, Solution, solve};
+use crate::dfcp::dispatch::{POLYGON_SOLVERS, SOLVERS, Solution, solve, solve_with};
 use crate::dfcp::fclib::{FclibProblem, read_problem, write_solution};
 use crate::dfcp::solver::SolverOptions;
 use anyhow::{Context, Result, bail};
@@ -36,6 +36,9 @@ pub enum FclibCommand {
         /// Write r, u (and v) in the text format `fclib_tools.py check` reads.
         #[arg(long)]
         output: Option<PathBuf>,
+        /// Sides of the friction polygon for sp, lemke and reg-lcp (3 to 64; default 8, 002's).
+        #[arg(long)]
+        samples: Option<usize>,
         /// Also print 002's diagnostics of the answer on the 8-sample polygon: the
         /// Stewart–Trinkle LCP residual, the objective (5.32) and the Painlevé angle (6.42).
         #[arg(long)]
@@ -86,15 +89,27 @@ fn check_solver(name: &str) -> Result<()> {
     Ok(())
 }
 
+fn check_samples(solver: &str, samples: Option<usize>) -> Result<()> {
+    let Some(k) = samples else { return Ok(()) };
+    if !POLYGON_SOLVERS.contains(&solver) {
+        bail!("--samples applies to {} only, not to {solver:?}", POLYGON_SOLVERS.join(", "));
+    }
+    if !crate::dfcp::stewart_trinkle::SAMPLES.contains(&k) {
+        bail!("--samples must be from 3 to 64 (002 uses 8), got {k}");
+    }
+    Ok(())
+}
+
 pub fn run(cmd: FclibCommand) -> Result<ExitCode> {
     match cmd {
-        FclibCommand::Solve { file, solver, tol, max_iter, max_time, output, diagnostics } => {
+        FclibCommand::Solve { file, solver, tol, max_iter, max_time, output, samples, diagnostics } => {
             check_solver(&solver)?;
+            check_samples(&solver, samples)?;
             let opts = options(tol, max_iter, max_time)?;
             let p = read_problem(&file)?;
             let kind = if matches!(p, FclibProblem::Local(_)) { "local" } else { "global" };
             println!("{}: {kind} problem, {} contacts", file.display(), p.nc());
-            let s = solve(&p, &solver, &opts)?;
+            let s = solve_with(&p, &solver, &opts, samples)?;
             println!("{}", s.report);
             if diagnostics {
                 print_diagnostics(&p, &s)?;

@@ -33,6 +33,31 @@ pub const SOLVERS: [&str; 13] = [
 
 type LocalFn = fn(&LocalProblem, &mut [f64], &mut [f64], &SolverOptions) -> SolveReport;
 
+/// Solvers on a friction polygon, whose number of samples can be chosen (`--samples`).
+pub const POLYGON_SOLVERS: [&str; 3] = ["sp", "lemke", "reg-lcp"];
+
+type BoxedSolver = Box<dyn Fn(&LocalProblem, &mut [f64], &mut [f64], &SolverOptions) -> SolveReport>;
+
+/// The named solver, with `samples` sides for the polygon solvers.
+fn local_solver(name: &str, samples: Option<usize>) -> Option<BoxedSolver> {
+    let Some(k) = samples else {
+        let f = local_fn(name)?;
+        return Some(Box::new(f));
+    };
+    Some(match name {
+        "sp" => Box::new(move |p, r, u, o| {
+            let prm = staggered_projections::SpParams {
+                cone: staggered_projections::SpCone::Polyhedral(k),
+                ..Default::default()
+            };
+            staggered_projections::solve_with(p, r, u, o, &prm)
+        }),
+        "lemke" => Box::new(move |p, r, u, o| lemke_st::solve_with(p, r, u, o, k)),
+        "reg-lcp" => Box::new(move |p, r, u, o| regularised_lcp::solve_with(p, r, u, o, k)),
+        _ => return None,
+    })
+}
+
 pub fn local_fn(name: &str) -> Option<LocalFn> {
     Some(match name {
         "auto" => auto,
@@ -198,7 +223,17 @@ pub struct Solution {
 
 /// Solve a local problem with the named solver (cold start).
 pub fn solve_local(p: &LocalProblem, name: &str, opts: &SolverOptions) -> Result<Solution> {
-    let Some(f) = local_fn(name) else {
+    solve_local_with(p, name, opts, None)
+}
+
+/// [`solve_local`] with `samples` sides for a polygon solver ([`POLYGON_SOLVERS`]).
+pub fn solve_local_with(
+    p: &LocalProblem,
+    name: &str,
+    opts: &SolverOptions,
+    samples: Option<usize>,
+) -> Result<Solution> {
+    let Some(f) = local_solver(name, samples) else {
         bail!(
             "solver {name:?} does not apply to local problems (choose one of {})",
             SOLVERS[..SOLVERS.len() - 1].join(", ")
@@ -213,11 +248,21 @@ pub fn solve_local(p: &LocalProblem, name: &str, opts: &SolverOptions) -> Result
 /// Solve a global problem: `admm` natively, the local solvers on the Delassus form (the timing
 /// includes the factorisation and the Delassus assembly).
 pub fn solve_global(g: &GlobalProblem, name: &str, opts: &SolverOptions) -> Result<Solution> {
+    solve_global_with(g, name, opts, None)
+}
+
+/// [`solve_global`] with `samples` sides for a polygon solver ([`POLYGON_SOLVERS`]).
+pub fn solve_global_with(
+    g: &GlobalProblem,
+    name: &str,
+    opts: &SolverOptions,
+    samples: Option<usize>,
+) -> Result<Solution> {
     let (n, ndof) = (3 * g.nc(), g.ndof());
     let (mut r, mut v) = (vec![0.0; n], vec![0.0; ndof]);
     let report = if name == "admm" {
         admm::solve(g, &mut r, &mut v, opts, &AdmmParams::default())?
-    } else if let Some(f) = local_fn(name) {
+    } else if let Some(f) = local_solver(name, samples) {
         let start = Instant::now();
         let red = Reduced::new(g)?;
         let mut rep = solve_reduced(g, &red, f, &mut r, &mut v, opts);
@@ -233,8 +278,13 @@ pub fn solve_global(g: &GlobalProblem, name: &str, opts: &SolverOptions) -> Resu
 
 /// Solve any FCLib problem with the named solver.
 pub fn solve(p: &FclibProblem, name: &str, opts: &SolverOptions) -> Result<Solution> {
+    solve_with(p, name, opts, None)
+}
+
+/// [`solve`] with `samples` sides for a polygon solver ([`POLYGON_SOLVERS`]).
+pub fn solve_with(p: &FclibProblem, name: &str, opts: &SolverOptions, samples: Option<usize>) -> Result<Solution> {
     match p {
-        FclibProblem::Local(l) => solve_local(l, name, opts),
-        FclibProblem::Global(g) => solve_global(g, name, opts),
+        FclibProblem::Local(l) => solve_local_with(l, name, opts, samples),
+        FclibProblem::Global(g) => solve_global_with(g, name, opts, samples),
     }
 }

@@ -178,7 +178,7 @@ impl Reduced {
 pub fn solve_reduced(
     g: &GlobalProblem,
     red: &Reduced,
-    local_solver: fn(&LocalProblem, &mut [f64], &mut [f64], &SolverOptions) -> SolveReport,
+    local_solver: impl Fn(&LocalProblem, &mut [f64], &mut [f64], &SolverOptions) -> SolveReport,
     r: &mut [f64],
     v: &mut [f64],
     opts: &SolverOptions,
