@@ -352,10 +352,11 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
         SpStop::NaturalMap => e,
         SpStop::RelativeChange(_) | SpStop::Residual(_) => normal_residual(r, u),
     };
-    let stop_met = |e: f64, change: f64, r: &[f64], u: &[f64]| match prm.stop {
+    // `q` is the iterate's `quality`: under `Residual` it is already its (5.22) residual.
+    let stop_met = |e: f64, change: f64, q: f64| match prm.stop {
         SpStop::NaturalMap => e <= opts.tol,
         SpStop::RelativeChange(eps) => change <= eps,
-        SpStop::Residual(eps) => normal_residual(r, u) <= eps,
+        SpStop::Residual(eps) => q <= eps,
     };
     // The warm start is the first candidate: an iteration that only makes it worse returns it.
     // Not under 002's rules: its (5.22) residual is zero at a zero start (no normal impulse) and
@@ -408,7 +409,7 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
             reason = "diverged (non-finite iterate)";
             break;
         }
-        met = stop_met(err.rel, rel_change, &sp.r, &sp.u);
+        met = stop_met(err.rel, rel_change, q);
         if met || it == opts.max_iter {
             break;
         }
