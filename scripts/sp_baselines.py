@@ -30,6 +30,7 @@ SOLVERS = [
      "StaggeredProjections(samples: Some(8), acceleration: Off, proximal: 0.0, stop: RelativeChange(1e-8))", 1000),
     ("Lemke, Stewart-Trinkle LCP (8 samples)", "Lemke(samples: 8)", 20000),
     ("regularised iterative LCP (8 samples)", "RegularisedLcp(samples: 8)", 1000),
+    ("SQP on (5.32), Clarabel QPs (8 samples)", "Sqp(samples: 8)", 200),
     ("PGS, box cone", "PgsLcp", 1000),
 ]
 

@@ -52,7 +52,10 @@ fn bad_input_is_reported() {
         (vec!["fclib", "solve", "/nonexistent.hdf5"], "cannot read /nonexistent.hdf5"),
         (vec!["fclib", "solve", f, "--tol=-1"], "--tol must be a positive number"),
         (vec!["fclib", "solve", f, "--solver", "admm"], "does not apply to local problems"),
-        (vec!["fclib", "solve", f, "--solver", "gs", "--samples", "8"], "--samples applies to sp, lemke, reg-lcp only"),
+        (
+            vec!["fclib", "solve", f, "--solver", "gs", "--samples", "8"],
+            "--samples applies to sp, lemke, reg-lcp, sqp only",
+        ),
         (vec!["fclib", "solve", f, "--solver", "lemke", "--samples", "2"], "--samples must be from 3 to 64"),
     ] {
         let (code, _, stderr) = fricsim(&args);

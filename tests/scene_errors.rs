@@ -358,6 +358,11 @@ fn other_range_checks() {
         ),
         (
             "Penalty(newton: (max_iterations: 20))",
+            "Nonsmooth(solver: Sqp(samples: 1))",
+            "pipeline.solver.samples = 1: a friction polygon has 3 to 64 samples",
+        ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
             "Nonsmooth(solver: StaggeredProjections(samples: Some(100)))",
             "pipeline.solver.samples = 100: a friction polygon has 3 to 64 samples",
         ),

@@ -18,7 +18,7 @@ pub enum FclibCommand {
         /// Solver: auto (default: Gauss–Seidel while its rate promises to finish within 50
         /// sweeps, then FB Newton on problems of at most 600 unknowns, then the local ADMM, then
         /// FB Newton if needed), gs, fb, prox (003's PROX Gauss–Seidel),
-        /// prox-point (proximal point around FB Newton), admm-local, pgs-lcp, lemke and reg-lcp
+        /// prox-point (proximal point around FB Newton), admm-local, pgs-lcp, lemke, reg-lcp and sqp
         /// (002's baselines on the Stewart–Trinkle LCP, 8 samples), sp (staggered
         /// projections, 8-sample cone), sp-exact, sp-polar, admm (global problems only).
         #[arg(long, default_value = "auto")]
@@ -26,7 +26,7 @@ pub enum FclibCommand {
         /// Relative natural-map tolerance (Siconos's measure).
         #[arg(long, default_value_t = 1e-8)]
         tol: f64,
-        /// Iteration limit: sweeps (gs, prox, pgs-lcp, reg-lcp), pivots (lemke), Newton steps (fb), outer iterations
+        /// Iteration limit: sweeps (gs, prox, pgs-lcp, reg-lcp), pivots (lemke), QPs (sqp), Newton steps (fb), outer iterations
         /// (sp, admm, admm-local, prox-point; for prox-point it bounds the inner Newton steps).
         #[arg(long, default_value_t = 100_000)]
         max_iter: usize,
@@ -36,7 +36,7 @@ pub enum FclibCommand {
         /// Write r, u (and v) in the text format `fclib_tools.py check` reads.
         #[arg(long)]
         output: Option<PathBuf>,
-        /// Sides of the friction polygon for sp, lemke and reg-lcp (3 to 64; default 8, 002's).
+        /// Sides of the friction polygon for sp, lemke, reg-lcp and sqp (3 to 64; default 8, 002's).
         #[arg(long)]
         samples: Option<usize>,
         /// Also print 002's diagnostics of the answer on the 8-sample polygon: the

@@ -8,14 +8,14 @@ use super::problem::{GlobalProblem, LocalProblem};
 use super::residual::local_error;
 use super::solver::{SolveReport, SolverOptions};
 use super::{
-    fb_newton, gauss_seidel, lemke_st, local_admm, pgs_lcp, polar_sp, prox, prox_point, regularised_lcp,
+    fb_newton, gauss_seidel, lemke_st, local_admm, pgs_lcp, polar_sp, prox, prox_point, regularised_lcp, sqp,
     staggered_projections,
 };
 use anyhow::{Result, bail};
 use std::time::Instant;
 
 /// Names accepted by [`solve`]. `auto` is the robust default.
-pub const SOLVERS: [&str; 13] = [
+pub const SOLVERS: [&str; 14] = [
     "auto",
     "gs",
     "fb",
@@ -28,13 +28,14 @@ pub const SOLVERS: [&str; 13] = [
     "sp-polar",
     "lemke",
     "reg-lcp",
+    "sqp",
     "admm",
 ];
 
 type LocalFn = fn(&LocalProblem, &mut [f64], &mut [f64], &SolverOptions) -> SolveReport;
 
 /// Solvers on a friction polygon, whose number of samples can be chosen (`--samples`).
-pub const POLYGON_SOLVERS: [&str; 3] = ["sp", "lemke", "reg-lcp"];
+pub const POLYGON_SOLVERS: [&str; 4] = ["sp", "lemke", "reg-lcp", "sqp"];
 
 type BoxedSolver = Box<dyn Fn(&LocalProblem, &mut [f64], &mut [f64], &SolverOptions) -> SolveReport>;
 
@@ -54,6 +55,7 @@ fn local_solver(name: &str, samples: Option<usize>) -> Option<BoxedSolver> {
         }),
         "lemke" => Box::new(move |p, r, u, o| lemke_st::solve_with(p, r, u, o, k)),
         "reg-lcp" => Box::new(move |p, r, u, o| regularised_lcp::solve_with(p, r, u, o, k)),
+        "sqp" => Box::new(move |p, r, u, o| sqp::solve_with(p, r, u, o, k)),
         _ => return None,
     })
 }
@@ -72,6 +74,7 @@ pub fn local_fn(name: &str) -> Option<LocalFn> {
         "sp-polar" => polar_sp::solve,
         "lemke" => lemke_st::solve,
         "reg-lcp" => regularised_lcp::solve,
+        "sqp" => sqp::solve,
         _ => return None,
     })
 }

@@ -15,6 +15,7 @@
 //! | PGS on the box LCP (002 baseline) | local | [`pgs_lcp`] |
 //! | Lemke on the Stewart–Trinkle LCP (002 baseline) | local | [`lemke_st`] |
 //! | regularised PGS on the Stewart–Trinkle LCP (002 baseline) | local | [`regularised_lcp`] |
+//! | SQP on 002's program (5.32), QPs by Clarabel (002 baseline) | local | [`sqp`] |
 //! | Staggered Projections (002 Alg. 1) | local | [`staggered_projections`] |
 //! | Staggered Projections in polar form (000 §5.5.2) | local | [`polar_sp`] |
 //! | nodal ADMM + matrix-free coloured GS (004 Alg. 2–3) | global | [`admm`] |
@@ -42,6 +43,7 @@ pub mod prox_point;
 pub mod regularised_lcp;
 pub mod residual;
 pub mod solver;
+pub mod sqp;
 pub mod staggered_projections;
 pub mod stewart_trinkle;
 pub mod synthetic;

@@ -1136,6 +1136,13 @@ pub enum DfcpSolverSpec {
         #[serde(default = "default_lcp_samples")]
         samples: usize,
     },
+    /// SQP on 002's nonconvex program (5.32) over the Stewart–Trinkle LCP with `samples` tangent
+    /// samples, its convex QP subproblems solved by Clarabel (002's SQP baseline). It stops at a
+    /// KKT point, which need not be a solution.
+    Sqp {
+        #[serde(default = "default_lcp_samples")]
+        samples: usize,
+    },
     /// The default: 50 Gauss–Seidel sweeps, then local ADMM from that iterate, then
     /// Fischer–Burmeister from ADMM's best iterate (`dfcp::dispatch`).
     #[default]

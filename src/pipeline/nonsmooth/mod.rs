@@ -31,7 +31,7 @@ use crate::dfcp::problem::LocalProblem;
 use crate::dfcp::solver::{SolveReport, SolverOptions};
 use crate::dfcp::staggered_projections::{SpCone, SpParams, SpStop};
 use crate::dfcp::{
-    dispatch, fb_newton, gauss_seidel, lemke_st, pgs_lcp, prox, prox_point, regularised_lcp, staggered_projections,
+    dispatch, fb_newton, gauss_seidel, lemke_st, pgs_lcp, prox, prox_point, regularised_lcp, sqp, staggered_projections,
 };
 use crate::model::{Model, State};
 use crate::rigid::RigidBody;
@@ -96,6 +96,7 @@ pub fn solve(
         DfcpSolverSpec::PgsLcp => pgs_lcp::solve(p, r, u, opts),
         DfcpSolverSpec::Lemke { samples } => lemke_st::solve_with(p, r, u, opts, samples),
         DfcpSolverSpec::RegularisedLcp { samples } => regularised_lcp::solve_with(p, r, u, opts, samples),
+        DfcpSolverSpec::Sqp { samples } => sqp::solve_with(p, r, u, opts, samples),
         // Validation keeps the global-only solver away from local problems; should one arrive,
         // the robust default answers it.
         DfcpSolverSpec::Auto | DfcpSolverSpec::Admm => dispatch::auto(p, r, u, opts),
@@ -362,7 +363,8 @@ impl NonsmoothPipeline {
             let k = match solver {
                 DfcpSolverSpec::StaggeredProjections { samples: Some(k), .. }
                 | DfcpSolverSpec::Lemke { samples: k }
-                | DfcpSolverSpec::RegularisedLcp { samples: k } => k,
+                | DfcpSolverSpec::RegularisedLcp { samples: k }
+                | DfcpSolverSpec::Sqp { samples: k } => k,
                 _ => lemke_st::DEFAULT_SAMPLES,
             };
             stats.diagnostics = Some(crate::dfcp::diagnostics::diagnose(&problem, &self.r, &self.u, k));
