@@ -261,3 +261,29 @@ fn lemke_pivot_limit_is_a_step_failure() {
     let why = st.failure.expect("the failure is reported");
     assert!(why.contains("lemke") && why.contains("pivot or time limit"), "{why}");
 }
+
+/// 002 Alg. 1 item 8: the friction QP posed on the contacts with α > 0 only is the same QP as
+/// on every contact with the others capped at zero: SP takes the same iterates with it as
+/// without it (the inactive contacts' variables are zeros that add nothing to any sum), so the
+/// final errors agree to rounding, on every shared local problem and either cone. The times of
+/// both are printed (README).
+#[test]
+fn sp_friction_qp_on_active_contacts_only_takes_the_same_iterates() {
+    let tol = 1e-8;
+    for (stem, _) in LOCAL {
+        let FclibProblem::Local(p) = problem(stem) else { panic!("{stem}") };
+        for cone in [SpCone::Exact, SpCone::Polyhedral(8)] {
+            let mut runs = Vec::new();
+            for restrict in [true, false] {
+                let prm = SpParams { cone, restrict, ..SpParams::default() };
+                let n = 3 * p.nc();
+                let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
+                let rep = staggered_projections::solve_with(&p, &mut r, &mut u, &SolverOptions::new(tol, 2_000), &prm);
+                println!("{stem} {cone:?} restrict {restrict}: {rep}");
+                runs.push((rep.iterations, rep.residual_rel));
+            }
+            let ((i0, e0), (i1, e1)) = (runs[0], runs[1]);
+            assert!(i0 == i1 && (e0 - e1).abs() <= 1e-12 * e1, "{stem} {cone:?}: {runs:?}");
+        }
+    }
+}

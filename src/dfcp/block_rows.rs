@@ -73,14 +73,23 @@ impl BlockRows {
 
     /// `y = A x + b`.
     pub fn mul_add(&self, x: &[f64], b: &[f64], y: &mut [f64]) {
-        for c in 0..self.n {
-            let o = self.off_diag_row(c, x);
-            let d = &self.diag[c];
-            let (x0, x1, x2) = (x[3 * c], x[3 * c + 1], x[3 * c + 2]);
-            y[3 * c] = b[3 * c] + o[0] + d[0] * x0 + d[1] * x1 + d[2] * x2;
-            y[3 * c + 1] = b[3 * c + 1] + o[1] + d[3] * x0 + d[4] * x1 + d[5] * x2;
-            y[3 * c + 2] = b[3 * c + 2] + o[2] + d[6] * x0 + d[7] * x1 + d[8] * x2;
-        }
+        (0..self.n).for_each(|c| self.row_mul_add(c, x, b, y));
+    }
+
+    /// `y = A x + b` on the block rows `rows` only (the others of `y` untouched).
+    pub fn mul_add_rows(&self, rows: &[usize], x: &[f64], b: &[f64], y: &mut [f64]) {
+        rows.iter().for_each(|&c| self.row_mul_add(c, x, b, y));
+    }
+
+    /// Block row `c` of `y = A x + b`.
+    #[inline]
+    fn row_mul_add(&self, c: usize, x: &[f64], b: &[f64], y: &mut [f64]) {
+        let o = self.off_diag_row(c, x);
+        let d = &self.diag[c];
+        let (x0, x1, x2) = (x[3 * c], x[3 * c + 1], x[3 * c + 2]);
+        y[3 * c] = b[3 * c] + o[0] + d[0] * x0 + d[1] * x1 + d[2] * x2;
+        y[3 * c + 1] = b[3 * c + 1] + o[1] + d[3] * x0 + d[4] * x1 + d[5] * x2;
+        y[3 * c + 2] = b[3 * c + 2] + o[2] + d[6] * x0 + d[7] * x1 + d[8] * x2;
     }
 
     /// Number of stored 3x3 blocks (off-diagonal + diagonal).

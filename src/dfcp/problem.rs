@@ -128,6 +128,11 @@ impl LocalProblem {
         self.blocks.mul_add(r, &self.q, u);
     }
 
+    /// `u_c = (W r + q)_c` for the contacts `rows` only.
+    pub fn velocity_rows(&self, rows: &[usize], r: &[f64], u: &mut [f64]) {
+        self.blocks.mul_add_rows(rows, r, &self.q, u);
+    }
+
     /// `W + αI` (the diagonal added to `W`'s pattern). When `W` stores every diagonal entry
     /// (every FCLib and pipeline problem: each contact's own block) this is a copy of `W` with
     /// α added in place, a tenth of the cost of reassembling from triplets (KaplasTower, 117k

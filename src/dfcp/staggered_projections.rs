@@ -80,6 +80,9 @@ pub struct SpParams {
     /// Anderson memory of the outer iteration (0: plain SP, Algorithm 1).
     pub anderson: usize,
     pub stop: SpStop,
+    /// Pose the friction QP on the contacts with `α > 0` only (002 Alg. 1 item 8); off: on every
+    /// contact, the inactive ones capped at zero (the same QP, larger).
+    pub restrict: bool,
 }
 
 impl Default for SpParams {
@@ -90,6 +93,7 @@ impl Default for SpParams {
             qp_max_iter: 5000,
             anderson: AA_MEMORY,
             stop: SpStop::NaturalMap,
+            restrict: true,
         }
     }
 }
@@ -118,6 +122,51 @@ struct Sp<'a> {
     /// Polyhedral directions per contact (`k` pairs each), empty for the exact cone.
     dirs: Vec<[f64; 2]>,
     k: usize,
+    /// The contacts the friction QP is posed on: those with a positive normal impulse (002
+    /// Alg. 1 item 8, §5.3.6); the others have a zero friction cap, hence zero friction, and
+    /// their rows of `u` are not needed by the QP.
+    active: Vec<usize>,
+}
+
+impl Sp<'_> {
+    /// Friction variables per contact (`k`, or 2 for the exact cone).
+    fn per_contact(&self) -> usize {
+        if self.k == 0 { 2 } else { self.k }
+    }
+
+    /// Contact `c`'s tangential force from its friction variables `x`.
+    fn friction_force(&self, c: usize, x: &[f64]) -> [f64; 2] {
+        if self.k == 0 {
+            return [x[0], x[1]];
+        }
+        let dirs = &self.dirs[self.k * c..self.k * (c + 1)];
+        x.iter().zip(dirs).fold([0.0; 2], |f, (b, d)| [f[0] + b * d[0], f[1] + b * d[1]])
+    }
+
+    /// `r_T` of every contact from the friction variables `fx` of all contacts, and `u`.
+    fn sync_friction(&mut self, fx: &[f64]) {
+        let m = self.per_contact();
+        for c in 0..self.p.nc() {
+            let f = self.friction_force(c, &fx[m * c..m * (c + 1)]);
+            self.r[3 * c + 1] = f[0];
+            self.r[3 * c + 2] = f[1];
+        }
+        self.p.velocity(&self.r, &mut self.u);
+    }
+
+    /// The friction QP's contacts: `α_c > 0` (all of them with `restrict` off). The others'
+    /// friction is zeroed: it enters the active contacts' velocities.
+    fn set_active(&mut self, alpha: &[f64], restrict: bool) {
+        self.active.clear();
+        for (c, &a) in alpha.iter().enumerate() {
+            if !restrict || a > 0.0 {
+                self.active.push(c);
+            } else {
+                self.r[3 * c + 1] = 0.0;
+                self.r[3 * c + 2] = 0.0;
+            }
+        }
+    }
 }
 
 struct ContactQp<'s, 'a>(&'s mut Sp<'a>);
@@ -142,54 +191,73 @@ impl QpOracle for ContactQp<'_, '_> {
     }
 }
 
+/// The friction QP on the active contacts: variables `m` per active contact, in the order of
+/// `Sp::active`; the other contacts' friction is zero.
 impl QpOracle for FrictionQp<'_, '_> {
     fn n(&self) -> usize {
-        if self.0.k == 0 { 2 * self.0.p.nc() } else { self.0.k * self.0.p.nc() }
+        self.0.per_contact() * self.0.active.len()
     }
     fn grad(&mut self, x: &[f64], out: &mut [f64]) {
         let s = &mut *self.0;
-        let k = s.k;
-        for c in 0..s.p.nc() {
-            let f = if k == 0 {
-                [x[2 * c], x[2 * c + 1]]
-            } else {
-                let mut f = [0.0; 2];
-                for j in 0..k {
-                    let d = s.dirs[k * c + j];
-                    f[0] += x[k * c + j] * d[0];
-                    f[1] += x[k * c + j] * d[1];
-                }
-                f
-            };
+        let m = s.per_contact();
+        for (i, &c) in s.active.iter().enumerate() {
+            let f = s.friction_force(c, &x[m * i..m * (i + 1)]);
             s.r[3 * c + 1] = f[0];
             s.r[3 * c + 2] = f[1];
         }
-        s.p.velocity(&s.r, &mut s.u);
-        for c in 0..s.p.nc() {
+        s.p.velocity_rows(&s.active, &s.r, &mut s.u);
+        for (i, &c) in s.active.iter().enumerate() {
             let ut = [s.u[3 * c + 1], s.u[3 * c + 2]];
-            if k == 0 {
-                out[2 * c] = ut[0];
-                out[2 * c + 1] = ut[1];
+            if s.k == 0 {
+                out[2 * i..2 * i + 2].copy_from_slice(&ut);
             } else {
-                for j in 0..k {
-                    let d = s.dirs[k * c + j];
-                    out[k * c + j] = d[0] * ut[0] + d[1] * ut[1];
+                for j in 0..m {
+                    let d = s.dirs[m * c + j];
+                    out[m * i + j] = d[0] * ut[0] + d[1] * ut[1];
                 }
             }
         }
     }
     fn project(&self, x: &mut [f64]) {
         let s = &*self.0;
-        for c in 0..s.p.nc() {
+        let m = s.per_contact();
+        for (i, &c) in s.active.iter().enumerate() {
             let a = s.r[3 * c];
+            let xi = &mut x[m * i..m * (i + 1)];
             if s.k == 0 {
                 let cone = &s.p.cones[c];
-                let f = project_ellipse([x[2 * c], x[2 * c + 1]], cone.mu_t * a, cone.mu_b * a);
-                x[2 * c] = f[0];
-                x[2 * c + 1] = f[1];
+                let f = project_ellipse([xi[0], xi[1]], cone.mu_t * a, cone.mu_b * a);
+                xi.copy_from_slice(&f);
             } else {
-                project_capped_simplex(&mut x[s.k * c..s.k * (c + 1)], a);
+                project_capped_simplex(xi, a);
             }
+        }
+    }
+}
+
+/// The friction QP's variables and proximal centre on the active contacts, gathered from and
+/// scattered back to the per-contact vectors (buffers kept across iterations).
+#[derive(Default)]
+struct ActiveFriction {
+    x: Vec<f64>,
+    centre: Vec<f64>,
+}
+
+impl ActiveFriction {
+    fn gather(&mut self, active: &[usize], m: usize, fx: &[f64], centre: &[f64]) {
+        self.x.clear();
+        self.centre.clear();
+        for &c in active {
+            self.x.extend_from_slice(&fx[m * c..m * (c + 1)]);
+            self.centre.extend_from_slice(&centre[m * c..m * (c + 1)]);
+        }
+    }
+
+    /// The solved variables into `fx`, zero for the inactive contacts.
+    fn scatter(&self, active: &[usize], m: usize, fx: &mut [f64]) {
+        fx.iter_mut().for_each(|v| *v = 0.0);
+        for (i, &c) in active.iter().enumerate() {
+            fx[m * c..m * (c + 1)].copy_from_slice(&self.x[m * i..m * (i + 1)]);
         }
     }
 }
@@ -278,7 +346,7 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
     };
     // Samples on the unit-normal-force ellipse, including the axes when k is a multiple of 4.
     let dirs = super::stewart_trinkle::cone_samples(&p.cones, k);
-    let mut sp = Sp { p, r: r.to_vec(), u: vec![0.0; n], dirs, k };
+    let mut sp = Sp { p, r: r.to_vec(), u: vec![0.0; n], dirs, k, active: (0..nc).collect() };
     // QP variables, warm-started from r (polyhedral: spread the tangential force on the two
     // nearest samples is not needed; start from zero friction magnitudes, then the warm normal).
     let mut alpha: Vec<f64> = (0..nc).map(|c| r[3 * c].max(0.0)).collect();
@@ -294,8 +362,7 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
             .collect()
     };
     let mut fx = fx;
-    let mut gbuf = vec![0.0; fx.len()];
-    FrictionQp(&mut sp).grad(&fx, &mut gbuf);
+    sp.sync_friction(&fx);
     // The power iterations evaluate the oracles at their probe vectors, which overwrites the
     // forces in `sp.r`: restore the warm start afterwards (without this the first contact QP saw
     // a unit-norm probe as its friction force and the warm start was lost).
@@ -320,6 +387,7 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
         scale: qscale / l_t,
     };
     let mut work = ApgWork::default();
+    let mut fa = ActiveFriction::default();
     // Small problems: the contact QP by the dense active-set method on W_NN + rho I (exact,
     // finite), as 002 used a dense QP solver; large ones: the matrix-free APG.
     let dense_n = (nc <= DENSE_QP_MAX).then(|| {
@@ -380,11 +448,15 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
         for c in 0..nc {
             f_prev[c] = [sp.r[3 * c + 1], sp.r[3 * c + 2]];
         }
-        let rep = solve_apg(&mut FrictionQp(&mut sp), &mut fx, &centre_t, &opt_t, &mut work);
+        sp.set_active(&alpha, prm.restrict);
+        let m = sp.per_contact();
+        fa.gather(&sp.active, m, &fx, &centre_t);
+        let rep = solve_apg(&mut FrictionQp(&mut sp), &mut fa.x, &fa.centre, &opt_t, &mut work);
+        fa.scatter(&sp.active, m, &mut fx);
         qp_iters += rep.iterations;
         qp_fail += (!rep.converged) as usize;
         // Sync r_T with the final friction variables, then measure.
-        FrictionQp(&mut sp).grad(&fx, &mut gbuf);
+        sp.sync_friction(&fx);
         let (mut num, mut den) = (0.0, 0.0);
         for c in 0..nc {
             num += (sp.r[3 * c + 1] - f_prev[c][0]).powi(2) + (sp.r[3 * c + 2] - f_prev[c][1]).powi(2);
@@ -435,7 +507,7 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
         centre_t.copy_from_slice(&z[nc..]);
         alpha.copy_from_slice(&centre_n);
         fx.copy_from_slice(&centre_t);
-        FrictionQp(&mut sp).grad(&fx, &mut gbuf);
+        sp.sync_friction(&fx);
     }
     let loop_reason = match prm.stop {
         SpStop::NaturalMap if met => "tolerance reached",
