@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Generate the card-house scenes: scenes/card_house.ron (002 sec. 5.8: 4 levels of rigid cards,
-mu = 0.8, h = 1e-3) and scenes/validation/card_tent.ron (validation case 10).
+mu = 0.8, h = 1e-3), scenes/card_house_blocks.ron (002 experiment 6: the same house with wooden
+blocks dropped on it, restitution 0.1) and scenes/validation/card_tent.ron (validation case 10).
 
 A leaning card is a prism: a parallelogram in the xz plane (thickness T, centre-line length L,
 leaning at ALPHA from vertical), its bottom cut horizontal so it stands on a face, its top cut
@@ -20,6 +21,10 @@ T = 0.001                     # card thickness (m)
 W = 0.06                      # card width (m), along y
 SPACING = 0.08                # distance between neighbouring tent axes (m)
 GAP = 1e-4                    # a flat card ends this far short of each tent axis (m)
+BLOCK = 0.02                  # edge of a dropped wooden cube (m), density 600: 4.8 g, a card is 6 g
+# (x, z) of the dropped cubes' centres: over the second tent of the top level, over the first
+# level's left flat card, and over the right half, released one above the other in time.
+BLOCKS = [(0.12, 0.68), (0.05, 0.80), (0.25, 1.10)]
 
 
 def tent_profiles(xc, z0):
@@ -48,6 +53,11 @@ def rigid_flat(name, xc, z):
             f'              position: ({xc:.12g}, 0.0, {z + T / 2:.12g})),')
 
 
+def blocks():
+    return [f'        Rigid(name: "block{i}", material: "wood", shape: Box(size: ({BLOCK}, {BLOCK}, {BLOCK})),\n'
+            f'              position: ({x}, 0.0, {z})),' for i, (x, z) in enumerate(BLOCKS)]
+
+
 def house(levels):
     bodies = []
     z0 = 0.0
@@ -71,7 +81,7 @@ HEADER = """// {title}
 Scene(
     name: "{name}",
     dt: 1e-3, duration: {duration}, frame_rate: 100.0,
-    materials: {{ "card": (density: 1000.0), "floor": (density: 1000.0) }},
+    materials: {{ "card": (density: 1000.0), "floor": (density: 1000.0){wood} }},
     friction: (default: (mu: {mu})),
     bodies: [
 {bodies}
@@ -87,11 +97,16 @@ def main():
     with open(os.path.join(root, "card_house.ron"), "w") as f:
         f.write(HEADER.format(
             title="A 4-level house of 26 rigid cards (002 sec. 5.8): mu = 0.8, h = 1e-3; it must stand still.",
-            name="card_house", duration=0.5, mu=0.8, bodies="\n".join(house(4))))
+            name="card_house", duration=0.5, mu=0.8, wood="", bodies="\n".join(house(4))))
+    with open(os.path.join(root, "card_house_blocks.ron"), "w") as f:
+        f.write(HEADER.format(
+            title="The 4-level card house with three wooden cubes dropped on it (002 experiment 6): mu = 0.8,\n"
+                  "// restitution 0.1. Sections fall and the rest must come back to rest.",
+            name="card_house_blocks", duration=3.0, mu=0.8, wood=', "wood": (density: 600.0)', bodies="\n".join(house(4) + blocks())))
     with open(os.path.join(root, "validation", "card_tent.ron"), "w") as f:
         f.write(HEADER.format(
             title="Validation case 10: two cards leaning at 20 degrees stand iff mu >= tan(20 deg)/2 (thin cards).",
-            name="card_tent", duration=0.5, mu=0.8, bodies="\n".join(house(1))))
+            name="card_tent", duration=0.5, mu=0.8, wood="", bodies="\n".join(house(1))))
 
 
 if __name__ == "__main__":

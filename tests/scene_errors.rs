@@ -358,6 +358,11 @@ fn other_range_checks() {
         ),
         (
             "Penalty(newton: (max_iterations: 20))",
+            "Nonsmooth(solver: StaggeredProjections(contact_qp: Primal))",
+            "pipeline.solver.contact_qp = Primal: the primal contact QP (002 eq. 5.11) has no proximal term",
+        ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
             "Nonsmooth(solver: Sqp(samples: 1))",
             "pipeline.solver.samples = 1: a friction polygon has 3 to 64 samples",
         ),

@@ -287,3 +287,48 @@ fn sp_friction_qp_on_active_contacts_only_takes_the_same_iterates() {
         }
     }
 }
+
+/// 002 §5.3.6: the contact QP in the bodies' velocities (primal, eq. 5.11) or in the normal
+/// impulses (dual). On problems `W = G Gᵀ` of rigid-body shape (`G` random, `nc` contacts on
+/// `m` velocities, `q = G v`), SP with either form converges to the same tolerance, `Auto`
+/// takes the primal exactly when contacts outnumber velocities, and the report names the form.
+#[test]
+fn sp_primal_and_dual_contact_qps_both_converge_and_auto_picks_by_size() {
+    use fricsim::dfcp::staggered_projections::SpContactQp;
+    let mut seed = 11u64;
+    let mut rnd = move || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    };
+    for (nc, m) in [(12, 6), (4, 12), (20, 12)] {
+        let g: Vec<f64> = (0..3 * nc * m).map(|_| rnd()).collect();
+        let gt: Vec<_> = (0..3 * nc)
+            .flat_map(|i| (0..m).map(move |j| (i, j)))
+            .map(|(i, j)| faer::sparse::Triplet::new(i, j, g[i * m + j]))
+            .collect();
+        let gm = Csc::try_new_from_triplets(3 * nc, m, &gt).unwrap();
+        let mut wt = Vec::new();
+        for a in 0..3 * nc {
+            for b in 0..3 * nc {
+                let v: f64 = (0..m).map(|k| g[a * m + k] * g[b * m + k]).sum();
+                wt.push(faer::sparse::Triplet::new(a, b, v));
+            }
+        }
+        let w = Csc::try_new_from_triplets(3 * nc, 3 * nc, &wt).unwrap();
+        // A free velocity pushing the bodies together, with a tangential part.
+        let v: Vec<f64> = (0..m).map(|_| 2.0 * rnd()).collect();
+        let q: Vec<f64> = (0..3 * nc).map(|a| (0..m).map(|k| g[a * m + k] * v[k]).sum()).collect();
+        let cones = (0..nc).map(|_| Cone::isotropic(0.5).unwrap()).collect();
+        let p = LocalProblem::new(w, q, cones).unwrap().with_factor(gm).unwrap();
+        for form in [SpContactQp::Primal, SpContactQp::Dual, SpContactQp::Auto] {
+            let prm = SpParams { cone: SpCone::Exact, rho_rel: 0.0, contact_qp: form, ..SpParams::default() };
+            let (mut r, mut u) = (vec![0.0; 3 * nc], vec![0.0; 3 * nc]);
+            let rep = staggered_projections::solve_with(&p, &mut r, &mut u, &SolverOptions::new(1e-8, 5_000), &prm);
+            println!("nc {nc}, m {m}, {form:?}: {rep}");
+            assert!(rep.converged, "nc {nc}, m {m}, {form:?}: {rep}");
+            let primal = form == SpContactQp::Primal || form == SpContactQp::Auto && nc > m;
+            let named = if primal { "contact QP primal" } else { "contact QP dual" };
+            assert!(rep.message.contains(named), "nc {nc}, m {m}, {form:?}: {rep}");
+        }
+    }
+}

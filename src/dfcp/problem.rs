@@ -108,6 +108,11 @@ pub struct LocalProblem {
     pub cones: Vec<Cone>,
     /// Block-row view of `w` used by the sweeping solvers.
     pub blocks: BlockRows,
+    /// A factor `G` with `W = G Gᵀ` (`3 nc x m`, `G = J L` for contact Jacobians `J` on `m`
+    /// generalized velocities and `M⁻¹ = L Lᵀ`), when the problem comes from bodies whose
+    /// velocities are known: it lets a solver work in the `m` velocities instead of the
+    /// contacts (002 §5.3.6: the primal contact QP when contacts outnumber them).
+    pub factor: Option<Csc>,
 }
 
 impl LocalProblem {
@@ -116,7 +121,15 @@ impl LocalProblem {
         check_shape("W", &w, n, n)?;
         check_len("q", &q, n)?;
         let blocks = BlockRows::from_csc(w.as_ref());
-        Ok(LocalProblem { w, q, cones, blocks })
+        Ok(LocalProblem { w, q, cones, blocks, factor: None })
+    }
+
+    /// The problem with its factor `G` (`W = G Gᵀ`; the caller's assembly guarantees it, only
+    /// the shape and values are checked here).
+    pub fn with_factor(mut self, g: Csc) -> Result<Self, ProblemError> {
+        check_shape("G", &g, 3 * self.nc(), g.ncols())?;
+        self.factor = Some(g);
+        Ok(self)
     }
 
     pub fn nc(&self) -> usize {

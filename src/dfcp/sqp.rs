@@ -42,8 +42,8 @@ use super::problem::{Csc, LocalProblem, csc_from_triplets, csc_mul_add};
 use super::residual::local_error;
 use super::solver::{SolveReport, SolverOptions, check_buffers};
 use super::stewart_trinkle::StewartTrinkle;
-use clarabel::algebra::CscMatrix;
-use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
+use crate::linalg::clarabel;
+use ::clarabel::solver::{DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use faer::linalg::solvers::Solve;
 use faer::sparse::Triplet;
 use std::time::Instant;
@@ -330,13 +330,14 @@ fn nearest_on_face(st: &StewartTrinkle, y: &[f64], basic: &[bool]) -> Option<Vec
     for i in 0..n {
         rhs[row[i]] = if basic[i] { -st.b[i] } else { st.b[i] };
     }
-    let cons = clarabel_matrix(&csc_from_triplets(m, nb, &t).ok()?);
-    let ident = clarabel_matrix(
+    let cons = clarabel::matrix(&csc_from_triplets(m, nb, &t).ok()?);
+    let ident = clarabel::matrix(
         &csc_from_triplets(nb, nb, &(0..nb).map(|k| Triplet::new(k, k, 1.0)).collect::<Vec<_>>()).ok()?,
     );
     let q: Vec<f64> = basis.iter().map(|&i| -y[i]).collect();
     let cones = [SupportedConeT::ZeroConeT(nb), SupportedConeT::NonnegativeConeT(m - nb)];
-    let mut solver = DefaultSolver::new(&ident, &q, &cons, &rhs, &cones, qp_settings(f64::INFINITY).ok()?).ok()?;
+    let mut solver =
+        DefaultSolver::new(&ident, &q, &cons, &rhs, &cones, clarabel::settings(QP_TOL, f64::INFINITY).ok()?).ok()?;
     solver.solve();
     if !matches!(solver.solution.status, SolverStatus::Solved | SolverStatus::AlmostSolved) {
         return None;
@@ -344,18 +345,6 @@ fn nearest_on_face(st: &StewartTrinkle, y: &[f64], basic: &[bool]) -> Option<Vec
     let mut z = vec![0.0; n];
     basis.iter().zip(&solver.solution.x).for_each(|(&i, v)| z[i] = v.max(0.0));
     Some(z)
-}
-
-fn qp_settings(time_limit: f64) -> Result<clarabel::solver::DefaultSettings<f64>, String> {
-    DefaultSettingsBuilder::default()
-        .verbose(false)
-        .presolve_enable(false)
-        .tol_gap_abs(QP_TOL)
-        .tol_gap_rel(QP_TOL)
-        .tol_feas(QP_TOL)
-        .time_limit(time_limit)
-        .build()
-        .map_err(|e| format!("QP settings: {e}"))
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
@@ -399,8 +388,8 @@ impl Subproblem {
     fn new(st: &StewartTrinkle, opts: &SolverOptions, start: Instant) -> Result<Subproblem, String> {
         let n = st.n();
         let remaining = opts.max_time.map_or(f64::INFINITY, |t| t.saturating_sub(start.elapsed()).as_secs_f64());
-        let settings = qp_settings(remaining)?;
-        let b = clarabel_matrix(&majorant(st));
+        let settings = clarabel::settings(QP_TOL, remaining)?;
+        let b = clarabel::matrix(&majorant(st));
         let mut t: Vec<_> = (0..n).map(|i| Triplet::new(i, i, -1.0)).collect();
         let a = st.a.as_ref();
         for j in 0..n {
@@ -408,7 +397,7 @@ impl Subproblem {
                 t.push(Triplet::new(n + i, j, -v));
             }
         }
-        let g = clarabel_matrix(&csc_from_triplets(2 * n, n, &t).map_err(|e| format!("QP constraints: {e}"))?);
+        let g = clarabel::matrix(&csc_from_triplets(2 * n, n, &t).map_err(|e| format!("QP constraints: {e}"))?);
         let bounds = vec![0.0; 2 * n];
         let cones = [SupportedConeT::NonnegativeConeT(2 * n)];
         let solver = DefaultSolver::new(&b, &vec![0.0; n], &g, &bounds, &cones, settings)
@@ -451,17 +440,6 @@ fn majorant(st: &StewartTrinkle) -> Csc {
         t.push(Triplet::new(st.lambda(c), st.lambda(c), coupling));
     }
     csc_from_triplets(st.n(), st.n(), &t).expect("indices within the LCP")
-}
-
-fn clarabel_matrix(m: &Csc) -> CscMatrix<f64> {
-    let m = m.as_ref();
-    let (mut colptr, mut rowval, mut nzval) = (vec![0usize], Vec::new(), Vec::new());
-    for j in 0..m.ncols() {
-        rowval.extend_from_slice(m.row_idx_of_col_raw(j));
-        nzval.extend_from_slice(m.val_of_col(j));
-        colptr.push(rowval.len());
-    }
-    CscMatrix::new(m.nrows(), m.ncols(), colptr, rowval, nzval)
 }
 
 #[cfg(test)]

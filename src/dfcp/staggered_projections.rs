@@ -24,13 +24,17 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::problem::LocalProblem;
+use super::problem::{Csc, csc_from_triplets};
 use super::residual::local_error;
 use super::solver::{SolveReport, SolverOptions, check_buffers};
 use crate::friction::cone::project_ellipse;
 use crate::linalg::anderson::Anderson;
+use crate::linalg::clarabel;
 use crate::linalg::qp::{
     ApgOptions, ApgWork, QpOracle, power_lipschitz, project_capped_simplex, solve_apg, solve_lcp_active_set,
 };
+use ::clarabel::solver::{DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
+use faer::sparse::Triplet;
 use std::time::Instant;
 
 /// Anderson memory of the outer iteration. Measured with the exact cone at tol 1e-6 from a cold
@@ -71,6 +75,20 @@ pub enum SpStop {
     Residual(f64),
 }
 
+/// Which form of the contact QP SP solves (002 §5.3.6).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SpContactQp {
+    /// In the normal impulses `α` (`W_NN`, the local form): always available.
+    Dual,
+    /// 002 eq. (5.11) in the generalized velocities: `min ½|z − z_T|²` over
+    /// `G_N z + q_N >= 0` with `W = G Gᵀ` (the problem's factor), `α` its multipliers. Needs the
+    /// factor and no proximal term; the dual is used otherwise, and the report says so.
+    Primal,
+    /// The primal when contacts outnumber the velocities it works in (and it is available),
+    /// the dual otherwise: 002 §5.3.6's rule, each QP costing about the cube of its size.
+    Auto,
+}
+
 #[derive(Clone, Debug)]
 pub struct SpParams {
     pub cone: SpCone,
@@ -83,6 +101,7 @@ pub struct SpParams {
     /// Pose the friction QP on the contacts with `α > 0` only (002 Alg. 1 item 8); off: on every
     /// contact, the inactive ones capped at zero (the same QP, larger).
     pub restrict: bool,
+    pub contact_qp: SpContactQp,
 }
 
 impl Default for SpParams {
@@ -94,6 +113,7 @@ impl Default for SpParams {
             anderson: AA_MEMORY,
             stop: SpStop::NaturalMap,
             restrict: true,
+            contact_qp: SpContactQp::Auto,
         }
     }
 }
@@ -262,6 +282,91 @@ impl ActiveFriction {
     }
 }
 
+/// 002's primal contact QP (5.11) in the `m` generalized velocities `z = Gᵀ r`, by Clarabel,
+/// set up once per call (only the linear term changes with the friction force).
+struct PrimalQp {
+    solver: DefaultSolver<f64>,
+    /// `G` of the problem, `3 nc x m`.
+    g: Csc,
+    neg_zt: Vec<f64>,
+}
+
+/// Clarabel's tolerance for the primal contact QP: SP's inner QPs are solved to 1e-2 of the
+/// outer tolerance, which the interior point cannot go below 1e-11 reliably (measured: 1e-14
+/// ended in insufficient progress on a box's corner contacts).
+const PRIMAL_TOL_MIN: f64 = 1e-11;
+
+impl PrimalQp {
+    fn new(p: &LocalProblem, g: &Csc, tol: f64) -> Result<PrimalQp, String> {
+        let (nc, m) = (p.nc(), g.ncols());
+        let ident: Vec<_> = (0..m).map(|j| Triplet::new(j, j, 1.0)).collect();
+        let ident = csc_from_triplets(m, m, &ident)?;
+        let gr = g.as_ref();
+        let mut t = Vec::new();
+        for j in 0..m {
+            for (i, v) in gr.row_idx_of_col_raw(j).iter().zip(gr.val_of_col(j)) {
+                if i % 3 == 0 {
+                    t.push(Triplet::new(i / 3, j, -v));
+                }
+            }
+        }
+        let a = csc_from_triplets(nc, m, &t)?;
+        let b: Vec<f64> = (0..nc).map(|c| p.q[3 * c]).collect();
+        let settings = clarabel::settings(tol.max(PRIMAL_TOL_MIN), f64::INFINITY)?;
+        let cones = [SupportedConeT::NonnegativeConeT(nc)];
+        let solver =
+            DefaultSolver::new(&clarabel::matrix(&ident), &vec![0.0; m], &clarabel::matrix(&a), &b, &cones, settings)
+                .map_err(|e| format!("primal contact QP: {e}"))?;
+        Ok(PrimalQp { solver, g: g.clone(), neg_zt: vec![0.0; m] })
+    }
+
+    /// The contact projection at the friction in `r`: `α` the multipliers of `G_N z + q_N >= 0`
+    /// at `z = z_T + G_Nᵀ α`, `z_T = G_Tᵀ r_T`. Clarabel's iterations and whether it solved.
+    fn solve(&mut self, r: &[f64], alpha: &mut [f64]) -> (usize, bool) {
+        let g = self.g.as_ref();
+        for (j, z) in self.neg_zt.iter_mut().enumerate() {
+            *z = -g
+                .row_idx_of_col_raw(j)
+                .iter()
+                .zip(g.val_of_col(j))
+                .filter(|(i, _)| *i % 3 != 0)
+                .map(|(i, v)| v * r[*i])
+                .sum::<f64>();
+        }
+        if self.solver.update_q(&self.neg_zt).is_err() {
+            return (0, false);
+        }
+        self.solver.solve();
+        let sol = &self.solver.solution;
+        let ok = matches!(sol.status, SolverStatus::Solved | SolverStatus::AlmostSolved);
+        if ok {
+            alpha.iter_mut().zip(&sol.z).for_each(|(a, z)| *a = z.max(0.0));
+        }
+        (sol.iterations as usize, ok)
+    }
+}
+
+/// The primal contact QP if `prm` asks for it (or `Auto` finds contacts outnumbering the
+/// velocities) and it can be posed: the problem has a factor and the QPs no proximal term.
+/// Otherwise `None` and why, for the report.
+fn primal_qp(p: &LocalProblem, prm: &SpParams, tol: f64) -> (Option<PrimalQp>, &'static str) {
+    let Some(g) = &p.factor else {
+        return (
+            None,
+            if prm.contact_qp == SpContactQp::Primal { "dual (no factor W = G Gᵀ for the primal)" } else { "dual" },
+        );
+    };
+    match prm.contact_qp {
+        SpContactQp::Dual => (None, "dual"),
+        SpContactQp::Auto if p.nc() <= g.ncols() => (None, "dual"),
+        _ if prm.rho_rel != 0.0 => (None, "dual (the primal has no proximal term)"),
+        _ => match PrimalQp::new(p, g, tol) {
+            Ok(qp) => (Some(qp), "primal"),
+            Err(_) => (None, "dual (the primal QP could not be set up)"),
+        },
+    }
+}
+
 /// Largest number of contacts for which the contact QP uses the dense active-set solver: one
 /// free-block LU per active-set change; measured faster than APG at 48–82 contacts (BoxesStack
 /// SP 4302 -> 1223 outer iterations), 4x slower at 286 (Capsules).
@@ -272,6 +377,7 @@ const DENSE_QP_MAX: usize = 150;
 #[allow(clippy::too_many_arguments)]
 fn contact_step(
     sp: &mut Sp<'_>,
+    primal: Option<&mut PrimalQp>,
     dense: Option<&faer::Mat<f64>>,
     alpha: &mut [f64],
     centre: &[f64],
@@ -280,6 +386,17 @@ fn contact_step(
     g: &mut [f64],
 ) -> (usize, bool) {
     let nc = sp.p.nc();
+    if let Some(qp) = primal {
+        let (iters, ok) = qp.solve(&sp.r, alpha);
+        if ok {
+            for c in 0..nc {
+                sp.r[3 * c] = alpha[c];
+            }
+            sp.p.velocity(&sp.r, &mut sp.u);
+            return (iters, true);
+        }
+        // Not solved: the dual from the same start.
+    }
     if let Some(h) = dense {
         // g = u_N at alpha = 0 (q_N + W_NT f), minus the proximal pull rho * centre.
         for c in 0..nc {
@@ -388,6 +505,7 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
     };
     let mut work = ApgWork::default();
     let mut fa = ActiveFriction::default();
+    let (mut primal, contact_form) = primal_qp(p, prm, inner_tol);
     // Small problems: the contact QP by the dense active-set method on W_NN + rho I (exact,
     // finite), as 002 used a dense QP solver; large ones: the matrix-free APG.
     let dense_n = (nc <= DENSE_QP_MAX).then(|| {
@@ -439,7 +557,8 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
         }
         it += 1;
         // One SP map T: (centre_n, centre_t) -> (alpha, fx), both QPs proximal about the input.
-        let (iters, ok) = contact_step(&mut sp, dense_n.as_ref(), &mut alpha, &centre_n, &opt_n, &mut work, &mut gn);
+        let (iters, ok) =
+            contact_step(&mut sp, primal.as_mut(), dense_n.as_ref(), &mut alpha, &centre_n, &opt_n, &mut work, &mut gn);
         qp_iters += iters;
         qp_fail += (!ok) as usize;
         for c in 0..nc {
@@ -528,7 +647,16 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
         }
         for _ in 0..200 {
             centre_n.copy_from_slice(&alpha);
-            let (iters, _) = contact_step(&mut sp, dense_n.as_ref(), &mut alpha, &centre_n, &opt_n, &mut work, &mut gn);
+            let (iters, _) = contact_step(
+                &mut sp,
+                primal.as_mut(),
+                dense_n.as_ref(),
+                &mut alpha,
+                &centre_n,
+                &opt_n,
+                &mut work,
+                &mut gn,
+            );
             qp_iters += iters;
             let amax = alpha.iter().fold(0.0f64, |m, x| m.max(x.abs()));
             let moved = alpha.iter().zip(&centre_n).fold(0.0f64, |m, (a, c)| m.max((a - c).abs()));
@@ -557,7 +685,7 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
         start,
         &reason,
         format_args!(
-            "{qp_iters} QP iterations, {qp_fail} QPs at their iteration cap, {aa_restarts} Anderson restarts, last friction change (002 eq. 5.21) {rel_change:.1e}, normal residual (5.22) {res_522:.1e}"
+            "contact QP {contact_form}, {qp_iters} QP iterations, {qp_fail} QPs at their iteration cap, {aa_restarts} Anderson restarts, last friction change (002 eq. 5.21) {rel_change:.1e}, normal residual (5.22) {res_522:.1e}"
         ),
     )
 }

@@ -1,6 +1,7 @@
 //! Linear algebra shared by the pipelines and solvers.
 pub mod anderson;
 pub mod bicgstab;
+pub mod clarabel;
 pub mod dense_lu;
 pub mod gmres;
 pub mod lemke;

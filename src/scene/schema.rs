@@ -1071,6 +1071,16 @@ pub enum SpStopSpec {
     Residual(f64),
 }
 
+/// Form of Staggered Projections' contact QP (`dfcp::staggered_projections::SpContactQp`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub enum SpContactQpSpec {
+    Dual,
+    Primal,
+    #[default]
+    Auto,
+}
+
 pub fn default_sp_proximal() -> f64 {
     crate::dfcp::staggered_projections::PROXIMAL
 }
@@ -1102,7 +1112,10 @@ pub enum DfcpSolverSpec {
     /// QPs relative to their Lipschitz constants, 0 gives the QPs as printed; `stop` is
     /// `NaturalMap` (default: the pipeline's `tolerance`), `RelativeChange(eps)` (002 eq. 5.21)
     /// or `Residual(eps)` (002 eq. 5.22). With either thesis rule the step's `converged` is still
-    /// the natural map against `tolerance`.
+    /// the natural map against `tolerance`. `contact_qp` is the contact QP's form (002
+    /// §5.3.6): `Dual` in the normal impulses, `Primal` in the bodies' velocities (002 eq.
+    /// 5.11; needs `proximal: 0.0`; rigid bodies without joints), `Auto` (default) the primal
+    /// where contacts outnumber the velocities.
     StaggeredProjections {
         #[serde(default)]
         samples: Option<usize>,
@@ -1112,6 +1125,8 @@ pub enum DfcpSolverSpec {
         proximal: f64,
         #[serde(default)]
         stop: SpStopSpec,
+        #[serde(default)]
+        contact_qp: SpContactQpSpec,
     },
     /// PROX Gauss–Seidel with elliptic cones (003).
     Prox,

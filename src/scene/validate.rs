@@ -1296,8 +1296,15 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
     );
     c.non_negative(&format!("{p}.allowed_penetration"), ns.allowed_penetration);
     c.non_negative(&format!("{p}.contact_margin"), ns.contact_margin);
-    if let DfcpSolverSpec::StaggeredProjections { acceleration, proximal, stop, .. } = ns.solver {
+    if let DfcpSolverSpec::StaggeredProjections { acceleration, proximal, stop, contact_qp, .. } = ns.solver {
         sp_switches(c, &format!("{p}.solver"), acceleration, proximal, stop);
+        if contact_qp == SpContactQpSpec::Primal && proximal != 0.0 {
+            c.push(
+                format!("{p}.solver.contact_qp"),
+                Some("Primal".into()),
+                "the primal contact QP (002 eq. 5.11) has no proximal term: set `proximal: 0.0` with it",
+            );
+        }
     }
     let samples = match ns.solver {
         DfcpSolverSpec::StaggeredProjections { samples, .. } => samples,

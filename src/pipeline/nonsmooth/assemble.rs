@@ -112,6 +112,34 @@ impl ContactJacobian {
         blocks
     }
 
+    /// `G = J L` with `L Lᵀ = M⁻¹` per body (Cholesky), so that `W = G Gᵀ`: 6 columns for each
+    /// body that takes part in a contact, in body order. `None` if a body's inverse mass is not
+    /// positive definite (it is for every dynamic rigid body).
+    pub fn factor(&self, n_bodies: usize) -> Option<Csc> {
+        let mut col = vec![usize::MAX; n_bodies];
+        let mut chol: Vec<Option<Minv>> = vec![None; n_bodies];
+        let mut m = 0;
+        for (i, _) in self.rows.iter().flat_map(|r| r.iter().flatten()) {
+            if col[*i] == usize::MAX {
+                col[*i] = m;
+                m += 6;
+                chol[*i] = Some(self.inverse_mass[*i].cholesky()?.l());
+            }
+        }
+        let mut t = Vec::with_capacity(36 * 2 * self.rows.len());
+        for (c, row) in self.rows.iter().enumerate() {
+            for (i, blk) in row.iter().flatten() {
+                let g = blk * chol[*i].as_ref().expect("set above");
+                for a in 0..3 {
+                    for b in 0..6 {
+                        t.push(faer::sparse::Triplet::new(3 * c + a, col[*i] + b, g[(a, b)]));
+                    }
+                }
+            }
+        }
+        Some(Csc::try_new_from_triplets(3 * self.rows.len(), m, &t).expect("indices within the factor"))
+    }
+
     /// `v += M⁻¹ Jᵀ r` for every dynamic body.
     pub fn apply_impulses(&self, r: &[f64], bodies: &mut [RigidBody]) {
         let mut generalized: Vec<SVector<f64, 6>> = vec![SVector::zeros(); bodies.len()];

@@ -94,6 +94,25 @@ fn diagonal_block(w: &Csc, range: &Range<usize>) -> Csc {
     Csc::try_new_from_triplets(hi - lo, hi - lo, &triplets).expect("indices are within the block")
 }
 
+/// The rows of the factor `g` (`W = G Gᵀ`) of the contacts `range`, on the columns they touch
+/// (an island's bodies), renumbered in order.
+fn factor_rows(g: &Csc, range: &Range<usize>) -> Csc {
+    let (lo, hi) = (3 * range.start, 3 * range.end);
+    let (col_ptr, rows, vals) = (g.col_ptr(), g.row_idx(), g.val());
+    let mut triplets = Vec::new();
+    let mut m = 0;
+    for col in 0..g.ncols() {
+        let before = triplets.len();
+        for k in col_ptr[col]..col_ptr[col + 1] {
+            if (lo..hi).contains(&rows[k]) {
+                triplets.push(faer::sparse::Triplet::new(rows[k] - lo, m, vals[k]));
+            }
+        }
+        m += usize::from(triplets.len() > before);
+    }
+    Csc::try_new_from_triplets(hi - lo, m, &triplets).expect("indices are within the block")
+}
+
 /// Solves `p` island by island (`ranges` as from [`group`]) with `solve`, in parallel, writing
 /// each island's forces and velocities into `r` and `u` (which hold the warm start on entry).
 /// The report's iterations are the most any island took.
@@ -125,6 +144,10 @@ pub fn solve(
                 p.cones[range.clone()].to_vec(),
             )
             .map_err(|e| e.to_string())?;
+            let sub = match &p.factor {
+                Some(g) => sub.with_factor(factor_rows(g, &range)).map_err(|e| e.to_string())?,
+                None => sub,
+            };
             Ok(solve(&sub, ri, ui, opts))
         })
         .collect();

@@ -29,13 +29,15 @@ pub mod warm;
 use super::{ContactPoint, Pipeline, StepError, StepStats};
 use crate::dfcp::problem::LocalProblem;
 use crate::dfcp::solver::{SolveReport, SolverOptions};
-use crate::dfcp::staggered_projections::{SpCone, SpParams, SpStop};
+use crate::dfcp::staggered_projections::{SpCone, SpContactQp, SpParams, SpStop};
 use crate::dfcp::{
     dispatch, fb_newton, gauss_seidel, lemke_st, pgs_lcp, prox, prox_point, regularised_lcp, sqp, staggered_projections,
 };
 use crate::model::{Model, State};
 use crate::rigid::RigidBody;
-use crate::scene::schema::{DfcpSolverSpec, NonsmoothSpec, RigidIntegratorSpec, SpAcceleration, SpStopSpec};
+use crate::scene::schema::{
+    DfcpSolverSpec, NonsmoothSpec, RigidIntegratorSpec, SpAcceleration, SpContactQpSpec, SpStopSpec,
+};
 use assemble::{ContactJacobian, local_problem, relative_velocity};
 use detect::Contact;
 use joints::JointSystem;
@@ -72,7 +74,7 @@ pub fn solve(
     opts: &SolverOptions,
 ) -> SolveReport {
     match solver {
-        DfcpSolverSpec::StaggeredProjections { samples, acceleration, proximal, stop } => {
+        DfcpSolverSpec::StaggeredProjections { samples, acceleration, proximal, stop, contact_qp } => {
             let prm = SpParams {
                 cone: samples.map_or(SpCone::Exact, SpCone::Polyhedral),
                 anderson: match acceleration {
@@ -84,6 +86,11 @@ pub fn solve(
                     SpStopSpec::NaturalMap => SpStop::NaturalMap,
                     SpStopSpec::RelativeChange(e) => SpStop::RelativeChange(e),
                     SpStopSpec::Residual(e) => SpStop::Residual(e),
+                },
+                contact_qp: match contact_qp {
+                    SpContactQpSpec::Dual => SpContactQp::Dual,
+                    SpContactQpSpec::Primal => SpContactQp::Primal,
+                    SpContactQpSpec::Auto => SpContactQp::Auto,
                 },
                 ..SpParams::default()
             };
@@ -336,6 +343,14 @@ impl NonsmoothPipeline {
         joints.add_delassus(jac, bodies, &mut blocks);
         let w = assemble::blocks_to_csc(nc, &blocks);
         let problem = match local_problem(model, bodies, contacts, w, approach, (t, h), &self.spec) {
+            // Without joints W = J M⁻¹ Jᵀ, and its factor lets Staggered Projections pose the
+            // contact QP in the bodies' velocities (002 §5.3.6).
+            Ok(p) if joints.is_empty() && matches!(self.spec.solver, DfcpSolverSpec::StaggeredProjections { .. }) => {
+                match jac.factor(bodies.len()) {
+                    Some(g) => p.with_factor(g).expect("the factor of the same contacts"),
+                    None => p,
+                }
+            }
             Ok(p) => p,
             Err(e) => {
                 stats.converged = false;
