@@ -39,7 +39,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::problem::{Csc, LocalProblem, csc_from_triplets, csc_mul_add};
-use super::residual::local_error;
+use super::residual::{LocalError, local_error};
 use super::solver::{SolveReport, SolverOptions, check_buffers};
 use super::stewart_trinkle::StewartTrinkle;
 use crate::linalg::clarabel;
@@ -103,7 +103,7 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
     let (mut g, mut w, mut ad) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     st.slack(&y, &mut w);
     let mut err = local_error(p, r, u);
-    let (mut best_r, mut best_err) = (r.to_vec(), err.rel);
+    let mut best = (r.to_vec(), err.rel);
     let (mut it, mut qp_iters, mut reason) = (0usize, 0u32, "iteration limit".to_string());
     let mut f = dot(&y, &w);
     while it < opts.max_iter {
@@ -139,19 +139,10 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
             polished = true;
         }
         let f_new = dot(&y, &w);
-        st.forces(&y, r);
-        p.velocity(r, u);
-        err = local_error(p, r, u);
-        if err.rel < best_err {
-            best_err = err.rel;
-            best_r.copy_from_slice(r);
-        }
-        if !err.natmap_abs.is_finite() {
-            reason = "diverged (non-finite iterate)".into();
-            break;
-        }
-        if err.rel > opts.tol && st.residual(&y).rel <= LCP_MARGIN * opts.tol {
-            reason = "LCP solved, exact-cone error above tolerance (faceting)".into();
+        let stop;
+        (err, stop) = measure(p, &st, &y, r, u, &mut best, opts.tol);
+        if let Some(why) = stop {
+            reason = why.into();
             break;
         }
         let ymax = y.iter().fold(1.0f64, |m, v| m.max(v.abs()));
@@ -162,15 +153,10 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
                 Some(z) => {
                     y = z;
                     st.slack(&y, &mut w);
-                    st.forces(&y, r);
-                    p.velocity(r, u);
-                    err = local_error(p, r, u);
-                    if err.rel < best_err {
-                        best_err = err.rel;
-                        best_r.copy_from_slice(r);
-                    }
-                    if err.rel > opts.tol && st.residual(&y).rel <= LCP_MARGIN * opts.tol {
-                        reason = "LCP solved, exact-cone error above tolerance (faceting)".into();
+                    let stop;
+                    (err, stop) = measure(p, &st, &y, r, u, &mut best, opts.tol);
+                    if let Some(why) = stop {
+                        reason = why.into();
                         break;
                     }
                 }
@@ -183,7 +169,7 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
         f = dot(&y, &w);
     }
     // The iterate of least natural-map error, the warm start included.
-    r.copy_from_slice(&best_r);
+    r.copy_from_slice(&best.0);
     p.velocity(r, u);
     let err = local_error(p, r, u);
     let y = st.lcp_vector(r, u);
@@ -345,6 +331,34 @@ fn nearest_on_face(st: &StewartTrinkle, y: &[f64], basic: &[bool]) -> Option<Vec
     let mut z = vec![0.0; n];
     basis.iter().zip(&solver.solution.x).for_each(|(&i, v)| z[i] = v.max(0.0));
     Some(z)
+}
+
+/// The forces and velocities of the LCP vector `y` into `r`, `u`, their error, kept in `best`
+/// (forces, error) if it is the least so far, and why the iteration stops there, if it does.
+fn measure(
+    p: &LocalProblem,
+    st: &StewartTrinkle,
+    y: &[f64],
+    r: &mut [f64],
+    u: &mut [f64],
+    best: &mut (Vec<f64>, f64),
+    tol: f64,
+) -> (LocalError, Option<&'static str>) {
+    st.forces(y, r);
+    p.velocity(r, u);
+    let err = local_error(p, r, u);
+    if err.rel < best.1 {
+        best.0.copy_from_slice(r);
+        best.1 = err.rel;
+    }
+    let stop = if !err.natmap_abs.is_finite() {
+        Some("diverged (non-finite iterate)")
+    } else if err.rel > tol && st.residual(y).rel <= LCP_MARGIN * tol {
+        Some("LCP solved, exact-cone error above tolerance (faceting)")
+    } else {
+        None
+    };
+    (err, stop)
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
