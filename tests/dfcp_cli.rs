@@ -54,7 +54,7 @@ fn bad_input_is_reported() {
         (vec!["fclib", "solve", f, "--solver", "admm"], "does not apply to local problems"),
         (
             vec!["fclib", "solve", f, "--solver", "gs", "--samples", "8"],
-            "--samples applies to sp, lemke, reg-lcp, sqp only",
+            "--samples applies to sp, lemke, reg-lcp, sqp, pgs-polygon only",
         ),
         (vec!["fclib", "solve", f, "--solver", "lemke", "--samples", "2"], "--samples must be from 3 to 64"),
     ] {

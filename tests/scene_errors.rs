@@ -363,6 +363,11 @@ fn other_range_checks() {
         ),
         (
             "Penalty(newton: (max_iterations: 20))",
+            "Nonsmooth(solver: PgsPolygon(samples: 80))",
+            "pipeline.solver.samples = 80: a friction polygon has 3 to 64 samples",
+        ),
+        (
+            "Penalty(newton: (max_iterations: 20))",
             "Nonsmooth(solver: Sqp(samples: 1))",
             "pipeline.solver.samples = 1: a friction polygon has 3 to 64 samples",
         ),

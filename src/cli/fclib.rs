@@ -18,7 +18,8 @@ pub enum FclibCommand {
         /// Solver: auto (default: Gauss–Seidel while its rate promises to finish within 50
         /// sweeps, then FB Newton on problems of at most 600 unknowns, then the local ADMM, then
         /// FB Newton if needed), gs, fb, prox (003's PROX Gauss–Seidel),
-        /// prox-point (proximal point around FB Newton), admm-local, pgs-lcp, lemke, reg-lcp and sqp
+        /// prox-point (proximal point around FB Newton), admm-local, pgs-lcp, pgs-polygon (003's
+        /// polygon inscribed in the friction ellipse), lemke, reg-lcp and sqp
         /// (002's baselines on the Stewart–Trinkle LCP, 8 samples), sp (staggered
         /// projections, 8-sample cone), sp-exact, sp-polar, admm (global problems only).
         #[arg(long, default_value = "auto")]
@@ -36,7 +37,7 @@ pub enum FclibCommand {
         /// Write r, u (and v) in the text format `fclib_tools.py check` reads.
         #[arg(long)]
         output: Option<PathBuf>,
-        /// Sides of the friction polygon for sp, lemke, reg-lcp and sqp (3 to 64; default 8, 002's).
+        /// Sides of the friction polygon for sp, lemke, reg-lcp, sqp and pgs-polygon (3 to 64; default 8, 002's).
         #[arg(long)]
         samples: Option<usize>,
         /// Also print 002's diagnostics of the answer on the 8-sample polygon: the

@@ -8,14 +8,14 @@ use super::problem::{GlobalProblem, LocalProblem};
 use super::residual::local_error;
 use super::solver::{SolveReport, SolverOptions};
 use super::{
-    fb_newton, gauss_seidel, lemke_st, local_admm, pgs_lcp, polar_sp, prox, prox_point, regularised_lcp, sqp,
-    staggered_projections,
+    fb_newton, gauss_seidel, lemke_st, local_admm, pgs_lcp, pgs_polygon, polar_sp, prox, prox_point, regularised_lcp,
+    sqp, staggered_projections,
 };
 use anyhow::{Result, bail};
 use std::time::Instant;
 
 /// Names accepted by [`solve`]. `auto` is the robust default.
-pub const SOLVERS: [&str; 14] = [
+pub const SOLVERS: [&str; 15] = [
     "auto",
     "gs",
     "fb",
@@ -23,6 +23,7 @@ pub const SOLVERS: [&str; 14] = [
     "prox-point",
     "admm-local",
     "pgs-lcp",
+    "pgs-polygon",
     "sp",
     "sp-exact",
     "sp-polar",
@@ -35,7 +36,7 @@ pub const SOLVERS: [&str; 14] = [
 type LocalFn = fn(&LocalProblem, &mut [f64], &mut [f64], &SolverOptions) -> SolveReport;
 
 /// Solvers on a friction polygon, whose number of samples can be chosen (`--samples`).
-pub const POLYGON_SOLVERS: [&str; 4] = ["sp", "lemke", "reg-lcp", "sqp"];
+pub const POLYGON_SOLVERS: [&str; 5] = ["sp", "lemke", "reg-lcp", "sqp", "pgs-polygon"];
 
 type BoxedSolver = Box<dyn Fn(&LocalProblem, &mut [f64], &mut [f64], &SolverOptions) -> SolveReport>;
 
@@ -56,6 +57,7 @@ fn local_solver(name: &str, samples: Option<usize>) -> Option<BoxedSolver> {
         "lemke" => Box::new(move |p, r, u, o| lemke_st::solve_with(p, r, u, o, k)),
         "reg-lcp" => Box::new(move |p, r, u, o| regularised_lcp::solve_with(p, r, u, o, k)),
         "sqp" => Box::new(move |p, r, u, o| sqp::solve_with(p, r, u, o, k)),
+        "pgs-polygon" => Box::new(move |p, r, u, o| pgs_polygon::solve_with(p, r, u, o, k)),
         _ => return None,
     })
 }
@@ -69,6 +71,7 @@ pub fn local_fn(name: &str) -> Option<LocalFn> {
         "prox-point" => prox_point::solve,
         "admm-local" => local_admm::solve,
         "pgs-lcp" => pgs_lcp::solve,
+        "pgs-polygon" => pgs_polygon::solve,
         "sp" => staggered_projections::solve,
         "sp-exact" => staggered_projections::solve_exact,
         "sp-polar" => polar_sp::solve,

@@ -13,6 +13,7 @@
 //! | proximal point around FB Newton (Siconos's PROX) | local | [`prox_point`] |
 //! | ADMM with an adaptive penalty | local | [`local_admm`] |
 //! | PGS on the box LCP (002 baseline) | local | [`pgs_lcp`] |
+//! | PGS on the LCP of a polygon inscribed in the ellipse (003 baseline) | local | [`pgs_polygon`] |
 //! | Lemke on the Stewart–Trinkle LCP (002 baseline) | local | [`lemke_st`] |
 //! | regularised PGS on the Stewart–Trinkle LCP (002 baseline) | local | [`regularised_lcp`] |
 //! | SQP on 002's program (5.32), QPs by Clarabel (002 baseline) | local | [`sqp`] |
@@ -36,6 +37,7 @@ pub mod lemke_st;
 pub mod local_admm;
 pub mod par_kernels;
 pub mod pgs_lcp;
+pub mod pgs_polygon;
 pub mod polar_sp;
 pub mod problem;
 pub mod prox;

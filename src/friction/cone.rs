@@ -224,8 +224,77 @@ pub fn project_elliptic_cone(x: &[f64; 3], mu_t: f64, mu_b: f64) -> [f64; 3] {
     [n, p[0], p[1]]
 }
 
+/// Euclidean projection of `z` onto the convex polygon with vertices `scale * dirs` (counter-
+/// clockwise, around the origin): `z` itself inside, else the nearest point of its edges. A zero
+/// scale, no vertices or all of them at the origin (no friction) give the origin.
+pub fn project_polygon(z: [f64; 2], dirs: &[[f64; 2]], scale: f64) -> [f64; 2] {
+    let k = dirs.len();
+    let v = |j: usize| [scale * dirs[j % k][0], scale * dirs[j % k][1]];
+    if scale <= 0.0 || dirs.iter().all(|d| d[0] == 0.0 && d[1] == 0.0) {
+        return [0.0, 0.0];
+    }
+    let inside = (0..k).all(|j| {
+        let (a, b) = (v(j), v(j + 1));
+        (b[0] - a[0]) * (z[1] - a[1]) - (b[1] - a[1]) * (z[0] - a[0]) >= 0.0
+    });
+    if inside {
+        return z;
+    }
+    let mut best = ([0.0, 0.0], f64::INFINITY);
+    for j in 0..k {
+        let (a, b) = (v(j), v(j + 1));
+        let e = [b[0] - a[0], b[1] - a[1]];
+        let len2 = e[0] * e[0] + e[1] * e[1];
+        let t = if len2 > 0.0 { (((z[0] - a[0]) * e[0] + (z[1] - a[1]) * e[1]) / len2).clamp(0.0, 1.0) } else { 0.0 };
+        let q = [a[0] + t * e[0], a[1] + t * e[1]];
+        let d2 = (z[0] - q[0]).powi(2) + (z[1] - q[1]).powi(2);
+        if d2 < best.1 {
+            best = (q, d2);
+        }
+    }
+    best.0
+}
+
 #[cfg(test)]
 mod tests {
+
+    /// The polygon projection (003 §4.1 D): inside points unchanged, outside points on the
+    /// boundary and nearest among 20000 boundary samples (to their spacing), idempotent; no
+    /// friction gives the origin.
+    #[test]
+    fn polygon_projection_is_the_nearest_boundary_point() {
+        let dirs: Vec<[f64; 2]> = (0..8)
+            .map(|j| {
+                let t = j as f64 * std::f64::consts::TAU / 8.0;
+                [0.3 * t.cos(), 0.9 * t.sin()]
+            })
+            .collect();
+        let scale = 2.0;
+        assert_eq!(project_polygon([0.1, -0.2], &dirs, scale), [0.1, -0.2]);
+        let boundary: Vec<[f64; 2]> = (0..8)
+            .flat_map(|j| {
+                let (a, b) = (dirs[j], dirs[(j + 1) % 8]);
+                (0..2500).map(move |i| {
+                    let t = i as f64 / 2500.0;
+                    [scale * (a[0] + t * (b[0] - a[0])), scale * (a[1] + t * (b[1] - a[1]))]
+                })
+            })
+            .collect();
+        for z in [[3.0, 0.5], [-1.0, -4.0], [0.0, 2.5], [0.9, 1.9], [-0.7, 0.2]] {
+            let p = project_polygon(z, &dirs, scale);
+            let d = ((z[0] - p[0]).powi(2) + (z[1] - p[1]).powi(2)).sqrt();
+            let brute = boundary
+                .iter()
+                .map(|q| ((z[0] - q[0]).powi(2) + (z[1] - q[1]).powi(2)).sqrt())
+                .fold(f64::INFINITY, f64::min);
+            // Boundary samples are at most 1e-3 apart: the brute force is that close.
+            assert!(d <= brute + 1e-15 && brute - d < 1e-3, "{z:?}: {d} vs brute {brute}");
+            assert_eq!(project_polygon(p, &dirs, scale), p, "{z:?}: not idempotent");
+        }
+        let none = vec![[0.0, 0.0]; 8];
+        assert_eq!(project_polygon([1.0, 1.0], &none, 1.0), [0.0, 0.0]);
+        assert_eq!(project_polygon([1.0, 1.0], &dirs, 0.0), [0.0, 0.0]);
+    }
     use super::*;
 
     #[test]

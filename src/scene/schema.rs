@@ -1139,6 +1139,12 @@ pub enum DfcpSolverSpec {
     GaussSeidel,
     /// Projected Gauss–Seidel on the LCP with a box friction cone (the classic baseline).
     PgsLcp,
+    /// Projected Gauss–Seidel on the LCP of a `samples`-gon inscribed in each contact's
+    /// friction ellipse (003's polyhedral-cone baseline; `PgsLcp` is the circumscribed box).
+    PgsPolygon {
+        #[serde(default = "default_lcp_samples")]
+        samples: usize,
+    },
     /// Lemke's complementary pivoting on the Stewart–Trinkle LCP with `samples` tangent samples
     /// per contact (002's direct baseline). Dense: at most 3000 LCP unknowns, `nc (samples + 2)`.
     Lemke {

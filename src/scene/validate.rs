@@ -1255,7 +1255,7 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
         c.push(
             format!("{p}.solver"),
             Some("Admm".into()),
-            format!("ADMM solves the global form of scenes with solids, cloth or rods; a scene of rigid bodies only (bodies[{r}]) needs a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp, Lemke, RegularisedLcp, Sqp or Auto"),
+            format!("ADMM solves the global form of scenes with solids, cloth or rods; a scene of rigid bodies only (bodies[{r}]) needs a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp, PgsPolygon, Lemke, RegularisedLcp, Sqp or Auto"),
         );
     }
     if let (RigidIntegratorSpec::Variational, true) = (ns.integrator, nodal) {
@@ -1310,7 +1310,8 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
         DfcpSolverSpec::StaggeredProjections { samples, .. } => samples,
         DfcpSolverSpec::Lemke { samples }
         | DfcpSolverSpec::RegularisedLcp { samples }
-        | DfcpSolverSpec::Sqp { samples } => Some(samples),
+        | DfcpSolverSpec::Sqp { samples }
+        | DfcpSolverSpec::PgsPolygon { samples } => Some(samples),
         _ => None,
     };
     if let Some(k) = samples.filter(|k| !crate::dfcp::stewart_trinkle::SAMPLES.contains(k)) {

@@ -31,7 +31,8 @@ use crate::dfcp::problem::LocalProblem;
 use crate::dfcp::solver::{SolveReport, SolverOptions};
 use crate::dfcp::staggered_projections::{SpCone, SpContactQp, SpParams, SpStop};
 use crate::dfcp::{
-    dispatch, fb_newton, gauss_seidel, lemke_st, pgs_lcp, prox, prox_point, regularised_lcp, sqp, staggered_projections,
+    dispatch, fb_newton, gauss_seidel, lemke_st, pgs_lcp, pgs_polygon, prox, prox_point, regularised_lcp, sqp,
+    staggered_projections,
 };
 use crate::model::{Model, State};
 use crate::rigid::RigidBody;
@@ -101,6 +102,7 @@ pub fn solve(
         DfcpSolverSpec::ProximalPoint => prox_point::solve(p, r, u, opts),
         DfcpSolverSpec::GaussSeidel => gauss_seidel::solve(p, r, u, opts),
         DfcpSolverSpec::PgsLcp => pgs_lcp::solve(p, r, u, opts),
+        DfcpSolverSpec::PgsPolygon { samples } => pgs_polygon::solve_with(p, r, u, opts, samples),
         DfcpSolverSpec::Lemke { samples } => lemke_st::solve_with(p, r, u, opts, samples),
         DfcpSolverSpec::RegularisedLcp { samples } => regularised_lcp::solve_with(p, r, u, opts, samples),
         DfcpSolverSpec::Sqp { samples } => sqp::solve_with(p, r, u, opts, samples),
@@ -379,7 +381,8 @@ impl NonsmoothPipeline {
                 DfcpSolverSpec::StaggeredProjections { samples: Some(k), .. }
                 | DfcpSolverSpec::Lemke { samples: k }
                 | DfcpSolverSpec::RegularisedLcp { samples: k }
-                | DfcpSolverSpec::Sqp { samples: k } => k,
+                | DfcpSolverSpec::Sqp { samples: k }
+                | DfcpSolverSpec::PgsPolygon { samples: k } => k,
                 _ => lemke_st::DEFAULT_SAMPLES,
             };
             stats.diagnostics = Some(crate::dfcp::diagnostics::diagnose(&problem, &self.r, &self.u, k));
