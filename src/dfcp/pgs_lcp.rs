@@ -8,8 +8,7 @@
 //! failure. That is the expected, tested behaviour (002 shows PGS failing on stacks).
 
 use super::problem::LocalProblem;
-use super::residual::local_error;
-use super::solver::{SolveReport, SolverOptions, check_buffers};
+use super::solver::{SolveReport, SolverOptions, check_buffers, sweep_until};
 use std::time::Instant;
 
 pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions) -> SolveReport {
@@ -20,16 +19,7 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
     }
     let start = Instant::now();
     let b = &p.blocks;
-    p.velocity(r, u);
-    let mut err = local_error(p, r, u);
-    let mut it = 0;
-    let mut reason = "iteration limit";
-    while it < opts.max_iter {
-        if let Some(why) = opts.stop_reason(err.rel, start) {
-            reason = why;
-            break;
-        }
-        it += 1;
+    let (err, it, reason) = sweep_until(p, r, u, opts, start, |r| {
         for c in 0..p.nc() {
             let o = b.off_diag_row(c, r);
             let d = &b.diag[c];
@@ -50,12 +40,6 @@ pub fn solve(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOption
             }
             r[3 * c..3 * c + 3].copy_from_slice(&rc);
         }
-        p.velocity(r, u);
-        err = local_error(p, r, u);
-        if !err.natmap_abs.is_finite() {
-            reason = "diverged (non-finite iterate)";
-            break;
-        }
-    }
+    });
     SolveReport::finish(NAME, &err, opts, it, start, reason, format_args!("box (4-sample) friction cone"))
 }

@@ -12,8 +12,7 @@
 //! contacts slide off the samples, reported as a failure when the tolerance is below it.
 
 use super::problem::LocalProblem;
-use super::residual::local_error;
-use super::solver::{SolveReport, SolverOptions, check_buffers};
+use super::solver::{SolveReport, SolverOptions, check_buffers, sweep_until};
 use super::stewart_trinkle::cone_samples;
 use crate::friction::cone::project_polygon;
 use std::time::Instant;
@@ -31,25 +30,9 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
     let start = Instant::now();
     let dirs = cone_samples(&p.cones, k);
     let steps: Vec<[f64; 2]> = p.blocks.diag.iter().map(|d| [d[0], tangential_lambda_max(d)]).collect();
-    p.velocity(r, u);
-    let mut err = local_error(p, r, u);
-    let (mut it, mut reason) = (0, "iteration limit");
-    while it < opts.max_iter {
-        if let Some(why) = opts.stop_reason(err.rel, start) {
-            reason = why;
-            break;
-        }
-        it += 1;
-        for c in 0..p.nc() {
-            sweep_contact(p, c, &steps[c], &dirs[k * c..k * (c + 1)], r);
-        }
-        p.velocity(r, u);
-        err = local_error(p, r, u);
-        if !err.natmap_abs.is_finite() {
-            reason = "diverged (non-finite iterate)";
-            break;
-        }
-    }
+    let (err, it, reason) = sweep_until(p, r, u, opts, start, |r| {
+        (0..p.nc()).for_each(|c| sweep_contact(p, c, &steps[c], &dirs[k * c..k * (c + 1)], r))
+    });
     SolveReport::finish(NAME, &err, opts, it, start, reason, format_args!("{k}-gon inscribed in the friction ellipse"))
 }
 

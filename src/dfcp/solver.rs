@@ -98,6 +98,38 @@ impl SolveReport {
     }
 }
 
+/// The loop of a projected Gauss–Seidel method: `sweep` over `r` until the natural map meets
+/// the tolerance, the iteration or time limit, or a non-finite iterate; `u` and the measured
+/// error follow each sweep. Returns the error, the sweeps and why it stopped.
+pub(crate) fn sweep_until(
+    p: &crate::dfcp::problem::LocalProblem,
+    r: &mut [f64],
+    u: &mut [f64],
+    opts: &SolverOptions,
+    start: Instant,
+    mut sweep: impl FnMut(&mut [f64]),
+) -> (crate::dfcp::residual::LocalError, usize, &'static str) {
+    use crate::dfcp::residual::local_error;
+    p.velocity(r, u);
+    let mut err = local_error(p, r, u);
+    let (mut it, mut reason) = (0, "iteration limit");
+    while it < opts.max_iter {
+        if let Some(why) = opts.stop_reason(err.rel, start) {
+            reason = why;
+            break;
+        }
+        it += 1;
+        sweep(r);
+        p.velocity(r, u);
+        err = local_error(p, r, u);
+        if !err.natmap_abs.is_finite() {
+            reason = "diverged (non-finite iterate)";
+            break;
+        }
+    }
+    (err, it, reason)
+}
+
 /// Validate warm-start buffers.
 pub(crate) fn check_len(name: &str, got: usize, want: usize) -> Result<(), String> {
     if got != want { Err(format!("{name} has length {got}, expected {want}")) } else { Ok(()) }
