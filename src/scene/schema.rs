@@ -95,6 +95,12 @@ pub struct MaterialSpec {
     /// and the contact radius.
     #[serde(default)]
     pub radius: Option<f64>,
+    /// Rod bending modulus E_b in Pa (> 0), in place of `youngs_modulus` for the bending
+    /// stiffness E_b π r⁴/4 only: 004 gives rods separate bending and stretching moduli (a
+    /// strand nearly inextensible yet soft in bending). Stretching (E_s π r²) and twisting
+    /// (G = E_s / (2 (1 + ν))) keep `youngs_modulus`.
+    #[serde(default)]
+    pub bending_modulus: Option<f64>,
 }
 
 pub fn default_membrane_model() -> crate::energy::membrane::MembraneModel {

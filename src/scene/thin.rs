@@ -191,7 +191,11 @@ pub fn rods(
             lines
         }
     };
-    let stiffness = RodStiffness::circular(e, e / (2.0 * (1.0 + nu)), radius);
+    let shear = e / (2.0 * (1.0 + nu));
+    let stiffness = match loaded.scene.materials[&spec.material].bending_modulus {
+        Some(eb) => RodStiffness::circular_with_bending(e, eb, shear, radius),
+        None => RodStiffness::circular(e, shear, radius),
+    };
     let line_density = density * std::f64::consts::PI * radius * radius;
     let offset = arrays.node_mass.len();
     let vel = Vector3::from(spec.velocity);

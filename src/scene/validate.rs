@@ -319,6 +319,9 @@ fn materials(c: &mut Checks, s: &Scene) {
         if let Some(k) = m.bending {
             c.non_negative(&format!("{p}.bending"), k);
         }
+        if let Some(e) = m.bending_modulus {
+            c.positive(&format!("{p}.bending_modulus"), e, " (Pa)");
+        }
         if let Some(d) = &m.damping {
             c.non_negative(&format!("{p}.damping.alpha"), d.alpha);
             c.non_negative(&format!("{p}.damping.beta"), d.beta);

@@ -74,6 +74,19 @@ impl RodStiffness {
         RodStiffness::elliptic(youngs_modulus, shear_modulus, radius, radius)
     }
 
+    /// The same with the bending stiffness from its own modulus `E_b` (004's separate bending
+    /// and stretching moduli): B = E_b π r⁴/4 I₂, the rest as [`Self::circular`].
+    pub fn circular_with_bending(
+        youngs_modulus: f64,
+        bending_modulus: f64,
+        shear_modulus: f64,
+        radius: f64,
+    ) -> RodStiffness {
+        let mut s = RodStiffness::circular(youngs_modulus, shear_modulus, radius);
+        s.bend *= bending_modulus / youngs_modulus;
+        s
+    }
+
     /// An elliptic cross-section with semi-axes a (along m1) and b (along m2):
     /// k_s = E π a b, B = E diag(π a³ b/4, π a b³/4), β = G π a³ b³/(a² + b²) (Saint-Venant
     /// torsion constant of an ellipse; π r⁴/2 for a = b = r).
