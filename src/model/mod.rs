@@ -182,6 +182,8 @@ pub struct RodBundle {
     pub self_contact: bool,
     /// Roots rigidly attached to a dynamic rigid body (`attach_to` naming one), if any.
     pub attached: Option<Attachment>,
+    /// Rayleigh damping (α in 1/s, β in s) of the material (`Nonsmooth` only).
+    pub rayleigh: (f64, f64),
 }
 
 /// The first node of every rod of a bundle rides on a dynamic rigid body: its velocity is the
@@ -372,11 +374,13 @@ impl Model {
     }
 
     /// Per node: the mass-proportional Rayleigh coefficient α of its body (0 for bodies without
-    /// damping and for rods).
+    /// damping).
     pub fn node_rayleigh_alpha(&self) -> Vec<f64> {
         let mut alpha = vec![0.0; self.node_count()];
         let ranges = self.solids.iter().map(|s| (s.nodes.clone(), s.rayleigh.0));
-        for (nodes, a) in ranges.chain(self.cloths.iter().map(|c| (c.nodes.clone(), c.rayleigh.0))) {
+        let thin = self.cloths.iter().map(|c| (c.nodes.clone(), c.rayleigh.0));
+        let rods = self.rod_bundles.iter().map(|b| (b.nodes.clone(), b.rayleigh.0));
+        for (nodes, a) in ranges.chain(thin).chain(rods) {
             alpha[nodes].iter_mut().for_each(|x| *x = a);
         }
         alpha

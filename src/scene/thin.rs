@@ -251,6 +251,7 @@ pub fn rods(
         radius,
         self_contact: spec.self_contact,
         attached,
+        rayleigh: loaded.scene.materials[&spec.material].damping.map(|d| (d.alpha, d.beta)).unwrap_or((0.0, 0.0)),
     })
 }
 

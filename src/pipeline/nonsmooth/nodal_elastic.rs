@@ -52,6 +52,10 @@ pub struct ElasticAssembly {
     argsort: faer::sparse::Argsort<usize>,
     n_free: usize,
     values: Vec<f64>,
+    /// Per stencil: its body's stiffness-proportional Rayleigh coefficient β (s).
+    beta: Vec<f64>,
+    /// Per node: its body's mass-proportional Rayleigh coefficient α (1/s).
+    alpha: Vec<f64>,
 }
 
 impl ElasticAssembly {
@@ -138,12 +142,15 @@ impl ElasticAssembly {
         let (pattern, argsort) = SymbolicSparseColMat::try_new_from_indices(n_free, n_free, &pairs)
             .map_err(|e| format!("stiffness pattern: {e:?}"))?;
         let values = vec![0.0; pairs.len()];
-        Ok(ElasticAssembly { stencils, pattern, argsort, n_free, values })
+        let beta = stencils.iter().map(|s| rayleigh_beta(model, s)).collect();
+        Ok(ElasticAssembly { stencils, pattern, argsort, n_free, values, beta, alpha: model.node_rayleigh_alpha() })
     }
 
-    /// Energy, gradient (all dofs, `grad` overwritten) and `A = M + h² K` over free dofs, with
-    /// `K` PSD (projected membrane Hessians, Gauss–Newton hinges and rod bending, projected rod
-    /// stretch). Also returns `K v` over free dofs for the right-hand side.
+    /// Energy, gradient (all dofs, `grad` overwritten) and `A = M + h D + h² K` over free dofs,
+    /// with `K` PSD (projected membrane Hessians, Gauss–Newton hinges and rod bending, projected
+    /// rod stretch) and the Rayleigh damping `D = α M + β K` of each body's material, acting on
+    /// the new velocity (`M v⁺ − M v₀ = h (f − D v⁺)`). Also returns `K v` over free dofs for
+    /// the right-hand side (undamped: the damping term is all on the left).
     #[allow(clippy::too_many_arguments)]
     pub fn assemble(
         &mut self,
@@ -161,9 +168,10 @@ impl ElasticAssembly {
         kv.fill(0.0);
         let mut energy = 0.0;
         let mut k = 0;
-        for chunk in self.stencils.chunks(CHUNK) {
+        for (ci, chunk) in self.stencils.chunks(CHUNK).enumerate() {
             let locals: Vec<Local> = chunk.par_iter().map(|s| evaluate(model, state, theta, x, s)).collect();
-            for (s, l) in chunk.iter().zip(&locals) {
+            for (si, (s, l)) in chunk.iter().zip(&locals).enumerate() {
+                let stiff = h * h + h * self.beta[ci * CHUNK + si];
                 energy += l.energy;
                 for (a, &na) in s.nodes[..s.nn as usize].iter().enumerate() {
                     for d in 0..3 {
@@ -173,7 +181,7 @@ impl ElasticAssembly {
                 let values = &mut self.values;
                 for_free_pairs(s, free, |r, c, la, lb| {
                     let hv = l.hess[la][lb];
-                    values[k] = h * h * hv;
+                    values[k] = stiff * hv;
                     kv[r] += hv * v_free[c];
                     k += 1;
                 });
@@ -181,7 +189,7 @@ impl ElasticAssembly {
         }
         for (d, &fd) in free.iter().enumerate() {
             if fd != usize::MAX {
-                self.values[k + fd] = model.node_mass[d / 3];
+                self.values[k + fd] = model.node_mass[d / 3] * (1.0 + h * self.alpha[d / 3]);
             }
         }
         let a = faer::sparse::SparseColMat::new_from_argsort(self.pattern.clone(), &self.argsort, &self.values)
@@ -290,6 +298,15 @@ pub(super) fn evaluate_at(
             }
             l
         }
+    }
+}
+
+/// The stiffness-proportional Rayleigh coefficient β of a stencil's body.
+fn rayleigh_beta(model: &Model, s: &Stencil) -> f64 {
+    match s.kind {
+        Kind::Tet => model.solids[s.body as usize].rayleigh.1,
+        Kind::Membrane | Kind::Hinge => model.cloths[s.body as usize].rayleigh.1,
+        Kind::Stretch | Kind::BendTwist => model.rod_bundles[s.body as usize].rayleigh.1,
     }
 }
 
