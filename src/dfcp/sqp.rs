@@ -43,6 +43,7 @@ use super::residual::{LocalError, local_error};
 use super::solver::{SolveReport, SolverOptions, check_buffers};
 use super::stewart_trinkle::StewartTrinkle;
 use crate::linalg::clarabel;
+use ::clarabel::algebra::CscMatrix;
 use ::clarabel::solver::{DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use faer::linalg::solvers::Solve;
 use faer::sparse::Triplet;
@@ -190,8 +191,7 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
     )
 }
 
-/// The LCP solved on the complementary basis `y` suggests: `y_i > max(w_i, floor)` basic
-/// (`w_i = 0`), the rest at zero. The basic rows `A_BB z_B + b_B = 0` are met by proximal-point refinement from
+/// The LCP solved on the complementary basis `basic` (`w_i = 0` there), the rest at zero. The basic rows `A_BB z_B + b_B = 0` are met by proximal-point refinement from
 /// the iterate itself, `(A_BB + δI) Δ = −(A_BB z_B + b_B)`: redundant contacts make `A_BB`
 /// singular and the solution not unique, and this picks one near `y` (`A_BB` is monotone, a
 /// principal block of an LCP matrix whose symmetric part is semidefinite, so the iteration
@@ -199,9 +199,8 @@ pub fn solve_with(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverO
 /// samples is basic appears in no basic row (with no friction any large enough `λ_c` is
 /// complementary), so it is left out and set afterwards to the least value that makes the
 /// contact's friction rows non-negative. `None` unless it is feasible (to rounding, clamped).
-fn crossover_at(st: &StewartTrinkle, y: &[f64], w: &[f64], floor: f64) -> Option<Vec<f64>> {
+fn crossover_at(st: &StewartTrinkle, y: &[f64], mut basic: Vec<bool>) -> Option<Vec<f64>> {
     let n = st.n();
-    let mut basic: Vec<bool> = (0..n).map(|i| y[i] > w[i].max(floor)).collect();
     let free: Vec<usize> = (0..st.nc).filter(|&c| !(0..st.k).any(|j| basic[st.beta(c, j)])).collect();
     free.iter().for_each(|&c| basic[st.lambda(c)] = false);
     let basis: Vec<usize> = (0..n).filter(|&i| basic[i]).collect();
@@ -244,17 +243,24 @@ fn crossover_at(st: &StewartTrinkle, y: &[f64], w: &[f64], floor: f64) -> Option
     Some(z)
 }
 
-/// The best crossover ([`crossover_at`]) over a few floors below which an unknown is taken as
-/// zero, if it solves the LCP better than `y`. An interior point leaves the unknowns of a
-/// degenerate pair (both zero at the answer) at about the square root of the duality gap, both
-/// small and in either order: measured on a box's four corner contacts, friction magnitudes of
-/// 3e-7 beside slacks of 4e-8, with the impulses at 4e-3; the floor at 1e-4 of the largest
-/// unknown takes them out of the basis.
-fn crossover(st: &StewartTrinkle, y: &[f64], w: &[f64]) -> Option<Vec<f64>> {
+/// The best of `attempt` on the complementary bases `y` suggests (`y_i > max(w_i, floor)`
+/// basic) over a few floors below which an unknown is taken as zero, if it solves the LCP better
+/// than `y`. An interior point leaves the unknowns of a degenerate pair (both zero at the
+/// answer) at about the square root of the duality gap, both small and in either order:
+/// measured on a box's four corner contacts, friction magnitudes of 3e-7 beside slacks of 4e-8,
+/// with the impulses at 4e-3; the floor at 1e-4 of the largest unknown takes them out of the
+/// basis.
+fn best_on_bases(
+    st: &StewartTrinkle,
+    y: &[f64],
+    w: &[f64],
+    attempt: impl Fn(Vec<bool>) -> Option<Vec<f64>>,
+) -> Option<Vec<f64>> {
     let ymax = y.iter().fold(0.0f64, |m, v| m.max(*v));
     let mut best: Option<(f64, Vec<f64>)> = None;
     for floor in CROSSOVER_FLOORS {
-        if let Some(z) = crossover_at(st, y, w, floor * ymax) {
+        let basic = (0..st.n()).map(|i| y[i] > w[i].max(floor * ymax)).collect();
+        if let Some(z) = attempt(basic) {
             let res = st.residual(&z).abs;
             if best.as_ref().is_none_or(|(b, _)| res < *b) {
                 best = Some((res, z));
@@ -262,28 +268,22 @@ fn crossover(st: &StewartTrinkle, y: &[f64], w: &[f64]) -> Option<Vec<f64>> {
         }
     }
     best.filter(|(res, _)| *res < st.residual(y).abs).map(|(_, z)| z)
+}
+
+/// The crossover of every iterate: linear solves on the suggested bases ([`crossover_at`]).
+fn crossover(st: &StewartTrinkle, y: &[f64], w: &[f64]) -> Option<Vec<f64>> {
+    best_on_bases(st, y, w, |basic| crossover_at(st, y, basic))
 }
 
 /// The crossover of a stalled iterate when [`crossover`]'s linear solves fail (an inconsistent
-/// basis guess on redundant contacts): for each floor, the point nearest `y` on the guessed
-/// face of the LCP, `min ½|z_B − y_B|²` subject to `(A z + b)_B = 0`, `z_B >= 0`,
-/// `(A z + b)_N >= 0`, `z_N = 0`, by Clarabel; an empty face is an infeasible QP and no answer.
-/// Kept if it solves the LCP better than `y`.
+/// basis guess on redundant contacts): the point nearest `y` on each guessed face of the LCP
+/// ([`nearest_on_face`]).
 fn face_crossover(st: &StewartTrinkle, y: &[f64], w: &[f64]) -> Option<Vec<f64>> {
-    let ymax = y.iter().fold(0.0f64, |m, v| m.max(*v));
-    let mut best: Option<(f64, Vec<f64>)> = None;
-    for floor in CROSSOVER_FLOORS {
-        let basic: Vec<bool> = (0..st.n()).map(|i| y[i] > w[i].max(floor * ymax)).collect();
-        if let Some(z) = nearest_on_face(st, y, &basic) {
-            let res = st.residual(&z).abs;
-            if best.as_ref().is_none_or(|(b, _)| res < *b) {
-                best = Some((res, z));
-            }
-        }
-    }
-    best.filter(|(res, _)| *res < st.residual(y).abs).map(|(_, z)| z)
+    best_on_bases(st, y, w, |basic| nearest_on_face(st, y, &basic))
 }
 
+/// `min ½|z_B − y_B|²` subject to `(A z + b)_B = 0`, `z_B >= 0`, `(A z + b)_N >= 0`, `z_N = 0`,
+/// by Clarabel; an empty face is an infeasible QP and no answer.
 fn nearest_on_face(st: &StewartTrinkle, y: &[f64], basic: &[bool]) -> Option<Vec<f64>> {
     let n = st.n();
     let basis: Vec<usize> = (0..n).filter(|&i| basic[i]).collect();
@@ -317,9 +317,7 @@ fn nearest_on_face(st: &StewartTrinkle, y: &[f64], basic: &[bool]) -> Option<Vec
         rhs[row[i]] = if basic[i] { -st.b[i] } else { st.b[i] };
     }
     let cons = clarabel::matrix(&csc_from_triplets(m, nb, &t).ok()?);
-    let ident = clarabel::matrix(
-        &csc_from_triplets(nb, nb, &(0..nb).map(|k| Triplet::new(k, k, 1.0)).collect::<Vec<_>>()).ok()?,
-    );
+    let ident = CscMatrix::identity(nb);
     let q: Vec<f64> = basis.iter().map(|&i| -y[i]).collect();
     let cones = [SupportedConeT::ZeroConeT(nb), SupportedConeT::NonnegativeConeT(m - nb)];
     let mut solver =

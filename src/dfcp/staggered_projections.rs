@@ -33,6 +33,7 @@ use crate::linalg::clarabel;
 use crate::linalg::qp::{
     ApgOptions, ApgWork, QpOracle, power_lipschitz, project_capped_simplex, solve_apg, solve_lcp_active_set,
 };
+use ::clarabel::algebra::CscMatrix;
 use ::clarabel::solver::{DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use faer::sparse::Triplet;
 use std::time::Instant;
@@ -284,10 +285,10 @@ impl ActiveFriction {
 
 /// 002's primal contact QP (5.11) in the `m` generalized velocities `z = Gᵀ r`, by Clarabel,
 /// set up once per call (only the linear term changes with the friction force).
-struct PrimalQp {
+struct PrimalQp<'a> {
     solver: DefaultSolver<f64>,
     /// `G` of the problem, `3 nc x m`.
-    g: Csc,
+    g: &'a Csc,
     neg_zt: Vec<f64>,
 }
 
@@ -296,11 +297,9 @@ struct PrimalQp {
 /// ended in insufficient progress on a box's corner contacts).
 const PRIMAL_TOL_MIN: f64 = 1e-11;
 
-impl PrimalQp {
-    fn new(p: &LocalProblem, g: &Csc, tol: f64) -> Result<PrimalQp, String> {
+impl<'a> PrimalQp<'a> {
+    fn new(p: &LocalProblem, g: &'a Csc, tol: f64) -> Result<PrimalQp<'a>, String> {
         let (nc, m) = (p.nc(), g.ncols());
-        let ident: Vec<_> = (0..m).map(|j| Triplet::new(j, j, 1.0)).collect();
-        let ident = csc_from_triplets(m, m, &ident)?;
         let gr = g.as_ref();
         let mut t = Vec::new();
         for j in 0..m {
@@ -315,9 +314,9 @@ impl PrimalQp {
         let settings = clarabel::settings(tol.max(PRIMAL_TOL_MIN), f64::INFINITY)?;
         let cones = [SupportedConeT::NonnegativeConeT(nc)];
         let solver =
-            DefaultSolver::new(&clarabel::matrix(&ident), &vec![0.0; m], &clarabel::matrix(&a), &b, &cones, settings)
+            DefaultSolver::new(&CscMatrix::identity(m), &vec![0.0; m], &clarabel::matrix(&a), &b, &cones, settings)
                 .map_err(|e| format!("primal contact QP: {e}"))?;
-        Ok(PrimalQp { solver, g: g.clone(), neg_zt: vec![0.0; m] })
+        Ok(PrimalQp { solver, g, neg_zt: vec![0.0; m] })
     }
 
     /// The contact projection at the friction in `r`: `α` the multipliers of `G_N z + q_N >= 0`
@@ -349,7 +348,7 @@ impl PrimalQp {
 /// The primal contact QP if `prm` asks for it (or `Auto` finds contacts outnumbering the
 /// velocities) and it can be posed: the problem has a factor and the QPs no proximal term.
 /// Otherwise `None` and why, for the report.
-fn primal_qp(p: &LocalProblem, prm: &SpParams, tol: f64) -> (Option<PrimalQp>, &'static str) {
+fn primal_qp<'a>(p: &'a LocalProblem, prm: &SpParams, tol: f64) -> (Option<PrimalQp<'a>>, &'static str) {
     let Some(g) = &p.factor else {
         return (
             None,

@@ -1179,6 +1179,27 @@ pub enum DfcpSolverSpec {
     Admm,
 }
 
+impl DfcpSolverSpec {
+    /// The sides of the friction polygon the solver works on, if it works on one.
+    pub fn samples(&self) -> Option<usize> {
+        match *self {
+            DfcpSolverSpec::StaggeredProjections { samples, .. } => samples,
+            DfcpSolverSpec::Lemke { samples }
+            | DfcpSolverSpec::RegularisedLcp { samples }
+            | DfcpSolverSpec::Sqp { samples }
+            | DfcpSolverSpec::PgsPolygon { samples } => Some(samples),
+            _ => None,
+        }
+    }
+
+    /// Whether the solver can use the factor `W = G Gᵀ` of a rigid contact problem: Staggered
+    /// Projections when its contact QP may be the primal (no proximal term, not `Dual`).
+    pub fn uses_factor(&self) -> bool {
+        matches!(*self, DfcpSolverSpec::StaggeredProjections { proximal, contact_qp, .. }
+            if proximal == 0.0 && contact_qp != SpContactQpSpec::Dual)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct PenaltySpec {

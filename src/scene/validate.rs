@@ -1309,14 +1309,7 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
             );
         }
     }
-    let samples = match ns.solver {
-        DfcpSolverSpec::StaggeredProjections { samples, .. } => samples,
-        DfcpSolverSpec::Lemke { samples }
-        | DfcpSolverSpec::RegularisedLcp { samples }
-        | DfcpSolverSpec::Sqp { samples }
-        | DfcpSolverSpec::PgsPolygon { samples } => Some(samples),
-        _ => None,
-    };
+    let samples = ns.solver.samples();
     if let Some(k) = samples.filter(|k| !crate::dfcp::stewart_trinkle::SAMPLES.contains(k)) {
         c.push(
             format!("{p}.solver.samples"),

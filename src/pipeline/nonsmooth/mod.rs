@@ -347,12 +347,10 @@ impl NonsmoothPipeline {
         let problem = match local_problem(model, bodies, contacts, w, approach, (t, h), &self.spec) {
             // Without joints W = J M⁻¹ Jᵀ, and its factor lets Staggered Projections pose the
             // contact QP in the bodies' velocities (002 §5.3.6).
-            Ok(p) if joints.is_empty() && matches!(self.spec.solver, DfcpSolverSpec::StaggeredProjections { .. }) => {
-                match jac.factor(bodies.len()) {
-                    Some(g) => p.with_factor(g).expect("the factor of the same contacts"),
-                    None => p,
-                }
-            }
+            Ok(p) if joints.is_empty() && self.spec.solver.uses_factor() => match jac.factor(bodies.len()) {
+                Some(g) => p.with_factor(g).expect("the factor of the same contacts"),
+                None => p,
+            },
             Ok(p) => p,
             Err(e) => {
                 stats.converged = false;
@@ -377,14 +375,7 @@ impl NonsmoothPipeline {
         stats.solver_iterations += report.iterations;
         stats.final_residual = report.residual_rel;
         if self.spec.diagnostics {
-            let k = match solver {
-                DfcpSolverSpec::StaggeredProjections { samples: Some(k), .. }
-                | DfcpSolverSpec::Lemke { samples: k }
-                | DfcpSolverSpec::RegularisedLcp { samples: k }
-                | DfcpSolverSpec::Sqp { samples: k }
-                | DfcpSolverSpec::PgsPolygon { samples: k } => k,
-                _ => lemke_st::DEFAULT_SAMPLES,
-            };
+            let k = solver.samples().unwrap_or(lemke_st::DEFAULT_SAMPLES);
             stats.diagnostics = Some(crate::dfcp::diagnostics::diagnose(&problem, &self.r, &self.u, k));
         }
         stats.linear_solve_s += report.time.as_secs_f64();
