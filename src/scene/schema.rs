@@ -983,6 +983,21 @@ pub struct AdmmSpec {
     /// β = 25). The fixed point does not depend on it; the iterations do (see the README).
     #[serde(default = "default_contact_weight")]
     pub contact_weight: f64,
+    /// What `m_j` is in that heuristic (see [`AdmmWeightsSpec`]).
+    #[serde(default)]
+    pub weights: AdmmWeightsSpec,
+}
+
+/// The `m_j` of 004's ADMM weight heuristic `w_j = max(σ η_j, min(β m_j, η_j))`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum AdmmWeightsSpec {
+    /// The node's mass, as 004 §5.4 prints it: the weight of a node whose stiffness exceeds
+    /// β times its mass is capped at β m_j.
+    #[default]
+    Mass,
+    /// The mean diagonal of the node's 3x3 block of `M + h² K`; as that is at least `η_j`, the
+    /// weight is always `η_j` (the stiffest bound, no mass guard).
+    Stiffness,
 }
 
 pub fn default_contact_weight() -> f64 {
@@ -1010,6 +1025,7 @@ impl Default for AdmmSpec {
             accelerated: true,
             element_weight: default_element_weight(),
             contact_weight: default_contact_weight(),
+            weights: AdmmWeightsSpec::default(),
         }
     }
 }

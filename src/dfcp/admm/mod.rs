@@ -46,6 +46,10 @@ pub struct AdmmParams {
     pub beta: f64,
     /// A factor on every weight of that heuristic (1: 004's weights).
     pub weight_scale: f64,
+    /// The heuristic's `m_j` per dof of `A` (the nodal mass); `None`, or dofs past its end
+    /// (rigid bodies appended to nodal ones), take the mean diagonal of `A`'s 3x3 block, for
+    /// which the mass guard never acts (see [`weights`]).
+    pub mass: Option<DofMass>,
     /// Optional δ∞ stopping threshold (velocity units).
     pub eps_inf: Option<f64>,
     pub sleeping: bool,
@@ -66,6 +70,16 @@ pub struct AdmmParams {
     pub carry_lambda: bool,
 }
 
+/// A per-dof mass shared by the solves of a run (cloned with the parameters, not copied).
+#[derive(Clone)]
+pub struct DofMass(pub std::sync::Arc<[f64]>);
+
+impl std::fmt::Debug for DofMass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DofMass({} dofs)", self.0.len())
+    }
+}
+
 impl Default for AdmmParams {
     fn default() -> Self {
         AdmmParams {
@@ -73,6 +87,7 @@ impl Default for AdmmParams {
             sigma: 1e-3,
             beta: 25.0,
             weight_scale: 1.0,
+            mass: None,
             eps_inf: None,
             sleeping: true,
             sleep_sweeps: 4,

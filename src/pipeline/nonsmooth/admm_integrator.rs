@@ -32,8 +32,15 @@
 //! 0.03 stalls before 1e-4: below the compressed cloth's negative curvature the proximal
 //! problems turn non-convex. Hence the default 0.3, the fastest setting that converged.
 //! Elements with no stiffness are dropped (their energy is then identically zero, e.g. zero bending stiffness).
+//!
+//! Rayleigh damping `D = α M + β K`: `α` scales the mass of the global matrix (constant, as the
+//! factorisation wants); `β` is Rayleigh's dissipation function per element,
+//! `h β ½ vᵀ K_e v = β/(2h) |z − y_e⁰|²_{K̂_e}` with `y_e⁰` the edge vectors at the step's start and
+//! `K̂_e` the element's PSD Hessian there, added to the element's local problem (and to the exact
+//! equation). The Newton integrator damps with `K` at the iterate instead; both are first-order
+//! consistent and agree exactly where `K` is constant (a spring along its axis).
 
-use super::nodal_elastic::{Stencil, evaluate_at};
+use super::nodal_elastic::{Stencil, evaluate_at, rayleigh_beta};
 use crate::dfcp::admm::Splitting;
 use crate::dfcp::problem::Csc;
 use crate::model::{Model, State, node};
@@ -52,6 +59,20 @@ struct Element {
     weight: f64,
 }
 
+/// An element's Rayleigh dissipation over one step: `½ (z − y0)ᵀ k (z − y0)`, `k = β/h K̂(y0)`.
+#[derive(Clone, Copy, Debug)]
+struct Dissipation {
+    y0: [f64; K],
+    k: SMatrix<f64, K, K>,
+}
+
+impl Dissipation {
+    /// `k (z − y0)`.
+    fn gradient(&self, z: &[f64; K]) -> SVector<f64, K> {
+        self.k * SVector::<f64, K>::from_fn(|a, _| z[a] - self.y0[a])
+    }
+}
+
 /// The elements' ADMM state across steps (z and u are carried over as warm starts).
 pub(super) struct ElasticSplit {
     elements: Vec<Element>,
@@ -67,6 +88,9 @@ pub(super) struct ElasticSplit {
     pub(super) f_base: Vec<f64>,
     /// Per element: energy and edge-vector gradient (buffer of the exact residual).
     gradients: Vec<(f64, [f64; K])>,
+    /// Per element: its Rayleigh β (s), and this step's dissipation if β > 0.
+    beta: Vec<f64>,
+    dissipation: Vec<Option<Dissipation>>,
 }
 
 /// What one step's split needs from the model and state (borrowed for the solve).
@@ -107,6 +131,8 @@ impl ElasticSplit {
             mass: None,
             f_base: Vec::new(),
             gradients: Vec::new(),
+            beta: Vec::new(),
+            dissipation: Vec::new(),
         })
     }
 
@@ -160,21 +186,27 @@ impl ElasticSplit {
             mass: None,
             f_base: Vec::new(),
             gradients: Vec::new(),
+            beta: Vec::new(),
+            dissipation: Vec::new(),
         }
     }
 
     /// Prepare a step of length `h` from `x0` with the velocities `v` (its kinematic entries
-    /// are the prescribed ones): the known parts `c_e`, `M v̄`, and the global matrix (built once
-    /// per step length).
+    /// are the prescribed ones): the known parts `c_e`, `M v̄`, the damped elements'
+    /// dissipation, and the global matrix (built once per step length).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn prepare(
         &mut self,
         model: &Model,
+        state: &State,
+        theta: &[Vec<f64>],
         stencils: &[Stencil],
         free: &[usize],
         x0: &[f64],
         v: &[f64],
         h: f64,
     ) {
+        self.prepare_dissipation(model, state, theta, stencils, x0, h);
         let pos = |i: usize, d: usize| {
             let g = 3 * i + d;
             if free[g] == usize::MAX { x0[g] + h * v[g] } else { x0[g] }
@@ -197,31 +229,77 @@ impl ElasticSplit {
         }
         if self.matrix.as_ref().is_none_or(|(_, hm)| *hm != h) {
             self.matrix = Some((self.build_matrix(model, stencils, free, n_free, h), h));
-        }
-        if self.mass.is_none() {
+            let alpha = model.node_rayleigh_alpha();
             let t: Vec<_> = free
                 .iter()
                 .enumerate()
                 .filter(|(_, fd)| **fd != usize::MAX)
-                .map(|(g, &fd)| Triplet::new(fd, fd, model.node_mass[g / 3]))
+                .map(|(g, &fd)| Triplet::new(fd, fd, damped_mass(model, &alpha, g / 3, h)))
                 .collect();
             self.mass = Some(Csc::try_new_from_triplets(n_free, n_free, &t).expect("indices within the free dofs"));
         }
     }
 
-    /// `M + h² Σ w_e D_eᵀ D_e` over free dofs: `D_eᵀ D_e` has `n − 1` on node 0's diagonal, 1 on
+    /// Element `e`'s consensus weight for steps of length `h`: its stiffness-based weight times
+    /// `1 + β/h`, as the dissipation adds `β/h` times the stiffness to the element's local
+    /// problem (with the undamped weight, ADMM crawled: 75 s instead of 0.3 s for the damped
+    /// oscillator of `tests/rayleigh_damping.rs` at β/h = 50).
+    fn weight(&self, e: usize, h: f64) -> f64 {
+        self.elements[e].weight * (1.0 + self.beta.get(e).map_or(0.0, |b| b / h))
+    }
+
+    /// Each damped element's dissipation for a step of length `h` from `x0` (none when no
+    /// element is damped).
+    fn prepare_dissipation(
+        &mut self,
+        model: &Model,
+        state: &State,
+        theta: &[Vec<f64>],
+        stencils: &[Stencil],
+        x0: &[f64],
+        h: f64,
+    ) {
+        if self.beta.len() != self.elements.len() {
+            self.beta = self.elements.iter().map(|el| rayleigh_beta(model, &stencils[el.stencil])).collect();
+        }
+        if self.beta.iter().all(|&b| b == 0.0) {
+            return;
+        }
+        let (elements, beta) = (&self.elements, &self.beta);
+        self.dissipation =
+            (0..elements.len())
+                .into_par_iter()
+                .map(|e| {
+                    let b = beta[e];
+                    (b > 0.0).then(|| {
+                        let s = &stencils[elements[e].stencil];
+                        let at: [Vector3<f64>; 4] = std::array::from_fn(|k| node(x0, s.nodes[k]));
+                        let l = evaluate_at(model, state, theta, s, &at, true);
+                        let m = 3 * (s.nn as usize - 1);
+                        let k = SMatrix::<f64, K, K>::from_fn(|a, c| {
+                            if a < m && c < m { b / h * l.hess[3 + a][3 + c] } else { 0.0 }
+                        });
+                        let y0 = std::array::from_fn(|a| if a < m { (at[a / 3 + 1] - at[0])[a % 3] } else { 0.0 });
+                        Dissipation { y0, k }
+                    })
+                })
+                .collect();
+    }
+
+    /// `M (1 + h α) + h² Σ w_e D_eᵀ D_e` over free dofs: `D_eᵀ D_e` has `n − 1` on node 0's diagonal, 1 on
     /// the others', −1 between node 0 and each other node (times the 3×3 identity).
     fn build_matrix(&self, model: &Model, stencils: &[Stencil], free: &[usize], n_free: usize, h: f64) -> Csc {
         let mut t = Vec::with_capacity(n_free + 21 * self.elements.len());
+        let alpha = model.node_rayleigh_alpha();
         for (g, &fd) in free.iter().enumerate() {
             if fd != usize::MAX {
-                t.push(Triplet::new(fd, fd, model.node_mass[g / 3]));
+                t.push(Triplet::new(fd, fd, damped_mass(model, &alpha, g / 3, h)));
             }
         }
-        for el in &self.elements {
+        for (e, el) in self.elements.iter().enumerate() {
             let s = &stencils[el.stencil];
             let n = s.nn as usize;
-            let hw = h * h * el.weight;
+            let hw = h * h * self.weight(e, h);
             for a in 0..n {
                 for b in 0..n {
                     let dtd = match (a, b) {
@@ -241,6 +319,11 @@ impl ElasticSplit {
         }
         Csc::try_new_from_triplets(n_free, n_free, &t).expect("indices within the free dofs")
     }
+}
+
+/// Node `i`'s mass with its mass-proportional damping over a step: `m (1 + h α)`.
+fn damped_mass(model: &Model, alpha: &[f64], i: usize, h: f64) -> f64 {
+    model.node_mass[i] * (1.0 + h * alpha[i])
 }
 
 impl StepSplit<'_> {
@@ -291,28 +374,37 @@ impl StepSplit<'_> {
 
     /// `argmin_z Ê(z) + w/2 |z − y|²`, from `z` (updated in place): damped Newton with the
     /// element's Hessian plus `w I` (made positive definite), Armijo backtracking on the proximal
-    /// objective, until the gradient is below 1e-10 of `w |y|∞` (round-off level for the
+    /// objective, until the gradient is below 1e-10 of `w0 |y|∞` (round-off level for the
     /// edge-vector magnitudes) or 3 steps: an inexact local step is enough inside ADMM, the
     /// next iteration continues from it, and the error reported is measured on the exact
     /// equation, not on the local steps.
-    fn prox(&self, s: &Stencil, w: f64, y: &[f64; K], z: &mut [f64; K]) {
+    /// With Rayleigh damping `d`, `Ê(z)` also holds the element's dissipation, and the gradient
+    /// is measured against the undamped weight `w0` (the dissipation's stiffness `β/h K̂`, large
+    /// at small steps, is not the scale of the exact equation's elastic forces).
+    fn prox(&self, s: &Stencil, (w, w0): (f64, f64), d: Option<&Dissipation>, y: &[f64; K], z: &mut [f64; K]) {
         let m = 3 * (s.nn as usize - 1);
         let scale = y.iter().fold(0.0f64, |a, b| a.max(b.abs()));
         let objective = |z: &[f64; K]| {
             let l = evaluate_at(self.model, self.state, self.theta, s, &Self::positions(s, z), false);
             let d2: f64 = (0..m).map(|a| (z[a] - y[a]).powi(2)).sum();
-            (l.energy + 0.5 * w * d2, l)
+            let dissipated = d.map_or(0.0, |d| {
+                let dz = SVector::<f64, K>::from_fn(|a, _| z[a] - d.y0[a]);
+                0.5 * dz.dot(&(d.k * dz))
+            });
+            (l.energy + dissipated + 0.5 * w * d2, l)
         };
         let (mut phi, mut l) = objective(z);
         for _ in 0..3 {
-            let g = SVector::<f64, K>::from_fn(|a, _| if a < m { l.grad[3 + a] + w * (z[a] - y[a]) } else { 0.0 });
-            if g.amax() <= 1e-10 * w * scale {
+            let gd = d.map_or(SVector::zeros(), |d| d.gradient(z));
+            let g =
+                SVector::<f64, K>::from_fn(|a, _| if a < m { l.grad[3 + a] + gd[a] + w * (z[a] - y[a]) } else { 0.0 });
+            if g.amax() <= 1e-10 * w0 * scale {
                 return;
             }
             let shifted = |hess: &[[f64; 12]; 12]| {
                 SMatrix::<f64, K, K>::from_fn(|a, b| {
                     if a < m && b < m {
-                        hess[3 + a][3 + b] + if a == b { w } else { 0.0 }
+                        hess[3 + a][3 + b] + d.map_or(0.0, |d| d.k[(a, b)]) + if a == b { w } else { 0.0 }
                     } else if a == b {
                         1.0
                     } else {
@@ -357,7 +449,7 @@ impl Splitting for StepSplit<'_> {
     fn add_rhs(&self, f: &mut [f64]) {
         let sp = &*self.split;
         for (e, el) in sp.elements.iter().enumerate() {
-            let hw = self.h * el.weight;
+            let hw = self.h * sp.weight(e, self.h);
             let y: [f64; K] = std::array::from_fn(|j| hw * (sp.z[K * e + j] - sp.u[K * e + j] - sp.c[K * e + j]));
             self.add_dt(&self.stencils[el.stencil], &y, f);
         }
@@ -378,7 +470,8 @@ impl Splitting for StepSplit<'_> {
                 let dx = this.edges(e, v);
                 let y: [f64; K] = std::array::from_fn(|a| dx[a] + ue[a]);
                 let mut zz: [f64; K] = ze.try_into().expect("K entries");
-                this.prox(s, el.weight, &y, &mut zz);
+                let d = this.split.dissipation.get(e).and_then(Option::as_ref);
+                this.prox(s, (this.split.weight(e, this.h), el.weight), d, &y, &mut zz);
                 let mut r = 0.0f64;
                 for a in 0..K {
                     ue[a] += dx[a] - zz[a];
@@ -403,7 +496,10 @@ impl Splitting for StepSplit<'_> {
             let s = &this.stencils[this.split.elements[e].stencil];
             let y = this.edges(e, v);
             let l = evaluate_at(this.model, this.state, this.theta, s, &Self::positions(s, &y), false);
-            *out = (l.energy, std::array::from_fn(|a| if a < 3 * (s.nn as usize - 1) { l.grad[3 + a] } else { 0.0 }));
+            let gd =
+                this.split.dissipation.get(e).and_then(Option::as_ref).map_or(SVector::zeros(), |d| d.gradient(&y));
+            let m = 3 * (s.nn as usize - 1);
+            *out = (l.energy, std::array::from_fn(|a| if a < m { l.grad[3 + a] + gd[a] } else { 0.0 }));
         });
         let mut energy = 0.0;
         for (e, (en, g)) in locals.iter().enumerate() {

@@ -53,7 +53,7 @@ use crate::friction::cone::Cone;
 use crate::friction::matchstick::MatchstickPair;
 use crate::model::{Model, State, node};
 use crate::rigid::RigidBody;
-use crate::scene::schema::{DfcpSolverSpec, NodalIntegratorSpec, NonsmoothSpec};
+use crate::scene::schema::{AdmmWeightsSpec, DfcpSolverSpec, NodalIntegratorSpec, NonsmoothSpec};
 use faer::sparse::Triplet;
 use nalgebra::{Matrix3, SMatrix, Vector3};
 use std::collections::HashMap;
@@ -107,9 +107,10 @@ fn solve_global(
 }
 
 /// The scene's ADMM settings; δ∞ is a length in the scene (004) and a velocity in the solver.
-fn admm_params(spec: &NonsmoothSpec, h: f64) -> AdmmParams {
+fn admm_params(spec: &NonsmoothSpec, h: f64, mass: &admm::DofMass) -> AdmmParams {
     let a = &spec.admm;
     AdmmParams {
+        mass: (a.weights == AdmmWeightsSpec::Mass).then(|| mass.clone()),
         gs_sweeps: a.gs_sweeps,
         eps_inf: a.delta_inf.map(|d| d / h),
         sleeping: a.sleeping,
@@ -196,6 +197,9 @@ pub struct NodalStep {
     mesh_cloth_tri: Vec<Option<(usize, usize)>>,
     /// The ADMM integrator's per-element state (`nodal_integrator: Admm`), built at its first step.
     split: Option<ElasticSplit>,
+    /// The nodal mass per unknown of the global problem (rigid bodies' unknowns not included),
+    /// the `m_j` of 004's ADMM weights.
+    dof_mass: admm::DofMass,
 }
 
 impl NodalStep {
@@ -286,12 +290,21 @@ impl NodalStep {
         }
         let elastic = ElasticAssembly::new(model, &free, n_free)?;
         let (roots, rigid_off, n_total) = Roots::new(model, &free, n_free);
+        let mut free_mass = vec![0.0; n_free];
+        for (d, &fi) in free.iter().enumerate() {
+            if fi != usize::MAX {
+                free_mass[fi] = model.node_mass[d / 3];
+            }
+        }
+        let mut dof_mass = Vec::with_capacity(n_total);
+        roots.restrict(&free_mass, &mut dof_mass);
         let (erp, slop) = match &model.pipeline {
             crate::scene::schema::PipelineSpec::Nonsmooth(s) => (s.penetration_correction, s.allowed_penetration),
             _ => (0.0, 0.0),
         };
         Ok(NodalStep {
             split: None,
+            dof_mass: admm::DofMass(dof_mass.into()),
             aniso: model.friction.any_anisotropy(),
             node_dir: vec![Vector3::zeros(); model.node_count()],
             rod_node,
@@ -629,7 +642,7 @@ impl NodalStep {
                             spec.admm.element_weight,
                         )
                     });
-                    split.prepare(model, self.elastic.stencils(), &self.free, &x0, &v, h);
+                    split.prepare(model, state, &theta, self.elastic.stencils(), &self.free, &x0, &v, h);
                     (split.mass.clone().expect("set by prepare"), split.f_base.clone())
                 } else {
                     // A = M + h² K (free dofs), f = M v0 + h (M g - ∇E) + h² K v_k.
@@ -680,7 +693,7 @@ impl NodalStep {
                         r = warm;
                     }
                     let opts = SolverOptions::new(spec.tolerance, spec.max_iterations);
-                    let prm = admm_params(spec, h);
+                    let prm = admm_params(spec, h, &self.dof_mass);
                     // CCD inside the ADMM iterations (004 §5.2): contacts found on an iterate are
                     // appended to the running solve.
                     let mut detector = std::mem::take(&mut self.detector);

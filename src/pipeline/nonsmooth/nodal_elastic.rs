@@ -302,7 +302,7 @@ pub(super) fn evaluate_at(
 }
 
 /// The stiffness-proportional Rayleigh coefficient β of a stencil's body.
-fn rayleigh_beta(model: &Model, s: &Stencil) -> f64 {
+pub(super) fn rayleigh_beta(model: &Model, s: &Stencil) -> f64 {
     match s.kind {
         Kind::Tet => model.solids[s.body as usize].rayleigh.1,
         Kind::Membrane | Kind::Hinge => model.cloths[s.body as usize].rayleigh.1,
