@@ -25,6 +25,7 @@
 //! [`dispatch`] selects a solver by name for either form (`auto` is the robust default).
 pub mod admm;
 pub mod block_rows;
+pub mod cohesion;
 pub mod coloring;
 pub mod diagnostics;
 pub mod dispatch;

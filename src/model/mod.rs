@@ -13,7 +13,7 @@ use crate::contact::collider::Collider;
 use crate::energy::{Material, TetElement};
 use crate::friction::smooth::SmoothFriction;
 use crate::rigid::RigidBody;
-use crate::scene::schema::{OutputSpec, PipelineSpec};
+use crate::scene::schema::{CohesionSpec, OutputSpec, PipelineSpec};
 use motion::Motion;
 use nalgebra::Vector3;
 use std::ops::Range;
@@ -229,19 +229,42 @@ pub struct FrictionTable {
     laws: Vec<SmoothFriction>,
     /// Matchstick `(mu_t, mu_b)` of the pair, where given.
     anisotropy: Vec<Option<[f64; 2]>>,
+    /// The pair's cohesion, where given.
+    cohesion: Vec<Option<CohesionSpec>>,
+}
+
+/// What a material pair's contact law holds beyond its friction law.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PairExtras {
+    pub anisotropy: Option<[f64; 2]>,
+    pub cohesion: Option<CohesionSpec>,
 }
 
 impl FrictionTable {
-    pub fn new(materials: Vec<String>, default: SmoothFriction, anisotropy: Option<[f64; 2]>) -> Self {
+    pub fn new(materials: Vec<String>, default: SmoothFriction, extras: PairExtras) -> Self {
         let n = materials.len();
-        FrictionTable { materials, laws: vec![default; n * n], anisotropy: vec![anisotropy; n * n] }
+        FrictionTable {
+            materials,
+            laws: vec![default; n * n],
+            anisotropy: vec![extras.anisotropy; n * n],
+            cohesion: vec![extras.cohesion; n * n],
+        }
     }
-    pub fn set(&mut self, a: usize, b: usize, law: SmoothFriction, anisotropy: Option<[f64; 2]>) {
+    pub fn set(&mut self, a: usize, b: usize, law: SmoothFriction, extras: PairExtras) {
         let n = self.materials.len();
         for k in [a * n + b, b * n + a] {
             self.laws[k] = law;
-            self.anisotropy[k] = anisotropy;
+            self.anisotropy[k] = extras.anisotropy;
+            self.cohesion[k] = extras.cohesion;
         }
+    }
+    /// The cohesive force (N) on a contact point of the pair at gap `gap` (0 without cohesion).
+    pub fn cohesion(&self, a: usize, b: usize, gap: f64) -> f64 {
+        self.cohesion[a * self.materials.len() + b].map_or(0.0, |c| c.at(gap))
+    }
+    /// Whether any pair is cohesive.
+    pub fn any_cohesion(&self) -> bool {
+        self.cohesion.iter().any(Option::is_some)
     }
     pub fn get(&self, a: usize, b: usize) -> SmoothFriction {
         self.laws[a * self.materials.len() + b]

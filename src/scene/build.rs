@@ -11,7 +11,7 @@ use crate::energy::{Lame, Material, TetElement};
 use crate::friction::smooth::SmoothFriction;
 use crate::mesh::{TetMesh, procedural, vtk_read};
 use crate::model::motion::{Motion, RigidKey};
-use crate::model::{FrictionTable, Model, Solid, State};
+use crate::model::{FrictionTable, Model, PairExtras, Solid, State};
 use nalgebra::{Matrix3, Rotation3, Unit, UnitQuaternion, Vector3};
 
 /// Rotation from degrees about world x, then y, then z.
@@ -78,12 +78,13 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     let mat_names: Vec<String> = scene.materials.keys().cloned().collect();
     let mat_index = |name: &str| mat_names.iter().position(|m| m == name);
     let eps = scene.friction.epsilon;
-    let anisotropy = |l: &FrictionLawSpec| l.mu_t.zip(l.mu_b).map(|(t, b)| [t, b]);
+    let extras =
+        |l: &FrictionLawSpec| PairExtras { anisotropy: l.mu_t.zip(l.mu_b).map(|(t, b)| [t, b]), cohesion: l.cohesion };
     let default = &scene.friction.default;
-    let mut friction = FrictionTable::new(mat_names.clone(), law(default, eps), anisotropy(default));
+    let mut friction = FrictionTable::new(mat_names.clone(), law(default, eps), extras(default));
     for p in &scene.friction.pairs {
         if let (Some(a), Some(b)) = (mat_index(&p.between.0), mat_index(&p.between.1)) {
-            friction.set(a, b, law(&p.law(), eps), anisotropy(&p.law()));
+            friction.set(a, b, law(&p.law(), eps), extras(&p.law()));
         }
     }
 

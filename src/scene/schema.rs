@@ -171,11 +171,32 @@ pub struct FrictionLawSpec {
     pub mu_t: Option<f64>,
     #[serde(default)]
     pub mu_b: Option<f64>,
+    /// Cohesion (004 §6.3): an attractive force per contact point, `Nonsmooth` only.
+    #[serde(default)]
+    pub cohesion: Option<CohesionSpec>,
+}
+
+/// A constant attraction `force` (N) on every contact point of the pair at or below zero gap,
+/// falling linearly to zero at gap `range` (m), as 004's Fig. 6 demo has it. The contact law
+/// becomes the shifted Signorini condition `r_N ≥ −ξ` with friction bounded by `μ (r_N + ξ)`:
+/// a body stays stuck while the pull on it is below the pair's total cohesion.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CohesionSpec {
+    pub force: f64,
+    pub range: f64,
+}
+
+impl CohesionSpec {
+    /// The attraction at gap `gap`.
+    pub fn at(&self, gap: f64) -> f64 {
+        self.force * (1.0 - gap.max(0.0) / self.range).max(0.0)
+    }
 }
 
 impl Default for FrictionLawSpec {
     fn default() -> Self {
-        FrictionLawSpec { mu: 0.0, mu_s: None, v_s: None, mu_v: 0.0, mu_t: None, mu_b: None }
+        FrictionLawSpec { mu: 0.0, mu_s: None, v_s: None, mu_v: 0.0, mu_t: None, mu_b: None, cohesion: None }
     }
 }
 
@@ -196,6 +217,8 @@ pub struct FrictionPairSpec {
     pub mu_t: Option<f64>,
     #[serde(default)]
     pub mu_b: Option<f64>,
+    #[serde(default)]
+    pub cohesion: Option<CohesionSpec>,
 }
 
 impl FrictionPairSpec {
@@ -207,6 +230,7 @@ impl FrictionPairSpec {
             mu_v: self.mu_v,
             mu_t: self.mu_t,
             mu_b: self.mu_b,
+            cohesion: self.cohesion,
         }
     }
 }
@@ -992,12 +1016,17 @@ pub struct AdmmSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum AdmmWeightsSpec {
     /// The node's mass, as 004 §5.4 prints it: the weight of a node whose stiffness exceeds
-    /// β times its mass is capped at β m_j.
-    #[default]
+    /// β times its mass is capped at β m_j. Fewer iterations on the hairy ball, many more on
+    /// stiff solids and under the ADMM integrator (README).
     Mass,
     /// The mean diagonal of the node's 3x3 block of `M + h² K`; as that is at least `η_j`, the
     /// weight is always `η_j` (the stiffest bound, no mass guard).
+    #[default]
     Stiffness,
+    /// Not the heuristic: the node's full 3x3 block of `M + h² K` as its weight (004 Table 3's
+    /// "anisotropic" ablation), so contact Delassus blocks are not isotropic and every contact
+    /// takes the full-block local solver.
+    Blocks,
 }
 
 pub fn default_contact_weight() -> f64 {

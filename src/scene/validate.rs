@@ -448,6 +448,10 @@ fn law(c: &mut Checks, p: &str, l: &FrictionLawSpec, epsilon: f64) {
         );
     }
     c.non_negative(&format!("{p}.mu_v"), l.mu_v);
+    if let Some(co) = l.cohesion {
+        c.non_negative(&format!("{p}.cohesion.force"), co.force);
+        c.positive(&format!("{p}.cohesion.range"), co.range, " (m)");
+    }
     match (l.mu_t, l.mu_b) {
         (Some(t), Some(b)) => {
             c.non_negative(&format!("{p}.mu_t"), t);
@@ -1398,7 +1402,30 @@ fn smooth(c: &mut Checks, s: &Scene, sm: &SmoothSpec) {
     exact_coulomb_laws(c, s, "Smooth");
 }
 
+/// Cohesion is a term of the exact contact law (`Nonsmooth`); the other pipelines would ignore it.
+fn cohesion_needs_nonsmooth(c: &mut Checks, s: &Scene, pipeline: &str) {
+    let laws = std::iter::once(("friction.default".to_string(), s.friction.default))
+        .chain(s.friction.pairs.iter().enumerate().map(|(i, pr)| (format!("friction.pairs[{i}]"), pr.law())));
+    for (lp, l) in laws {
+        if l.cohesion.is_some() {
+            c.push(
+                format!("{lp}.cohesion"),
+                None,
+                format!("cohesion is applied by the Nonsmooth pipeline only; this scene uses {pipeline}"),
+            );
+        }
+    }
+}
+
 fn pipeline(c: &mut Checks, s: &Scene) {
+    let name = match &s.pipeline {
+        PipelineSpec::Penalty(_) => "Penalty",
+        PipelineSpec::Nonsmooth(_) => "Nonsmooth",
+        PipelineSpec::Smooth(_) => "Smooth",
+    };
+    if name != "Nonsmooth" {
+        cohesion_needs_nonsmooth(c, s, name);
+    }
     let pen = match &s.pipeline {
         PipelineSpec::Penalty(pen) => pen,
         PipelineSpec::Nonsmooth(ns) => return nonsmooth(c, s, ns),

@@ -27,6 +27,7 @@ mod nodal_elastic;
 pub mod warm;
 
 use super::{ContactPoint, Pipeline, StepError, StepStats};
+use crate::dfcp::cohesion::Cohesion;
 use crate::dfcp::problem::LocalProblem;
 use crate::dfcp::solver::{SolveReport, SolverOptions};
 use crate::dfcp::staggered_projections::{SpCone, SpContactQp, SpParams, SpStop};
@@ -344,7 +345,7 @@ impl NonsmoothPipeline {
         let mut blocks = jac.delassus_blocks(bodies.len(), |i| joints.joins(i));
         joints.add_delassus(jac, bodies, &mut blocks);
         let w = assemble::blocks_to_csc(nc, &blocks);
-        let problem = match local_problem(model, bodies, contacts, w, approach, (t, h), &self.spec) {
+        let mut problem = match local_problem(model, bodies, contacts, w, approach, (t, h), &self.spec) {
             // Without joints W = J M⁻¹ Jᵀ, and its factor lets Staggered Projections pose the
             // contact QP in the bodies' velocities (002 §5.3.6).
             Ok(p) if joints.is_empty() && self.spec.solver.uses_factor() => match jac.factor(bodies.len()) {
@@ -358,12 +359,20 @@ impl NonsmoothPipeline {
                 return;
             }
         };
+        // Cohesive pairs: the problem in the shifted impulses (`dfcp::cohesion`).
+        let cohesion = Cohesion::new(contacts.iter().map(|c| c.cohesion * h));
+        if let Some(c) = &cohesion {
+            c.shift_local(&mut problem);
+        }
         stats.assembly_s += clock.elapsed().as_secs_f64();
         if self.spec.warm_start {
             let radius = self.spec.contact_margin.max(1e-3);
             stats.warm_started = self.warm.fill(contacts, bodies, radius, &mut self.r);
         } else {
             self.r.fill(0.0);
+        }
+        if let Some(c) = &cohesion {
+            c.shift_impulses(&mut self.r);
         }
         let opts = self.options();
         let solver = self.spec.solver;
@@ -382,6 +391,9 @@ impl NonsmoothPipeline {
         if !report.converged {
             stats.converged = false;
             stats.failure = Some(format!("contact solver {report}"));
+        }
+        if let Some(c) = &cohesion {
+            c.unshift_impulses(&mut self.r);
         }
         jac.apply_impulses(&self.r, bodies);
     }

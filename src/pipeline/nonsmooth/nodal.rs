@@ -44,6 +44,7 @@ use crate::contact::nodal::{
 };
 use crate::contact::rigid::{Participant, frame};
 use crate::dfcp::admm::{self, AdmmParams};
+use crate::dfcp::cohesion::Cohesion;
 use crate::dfcp::global_reduction::Reduced;
 use crate::dfcp::problem::{Csc, GlobalProblem};
 use crate::dfcp::residual::global_error;
@@ -111,6 +112,7 @@ fn admm_params(spec: &NonsmoothSpec, h: f64, mass: &admm::DofMass) -> AdmmParams
     let a = &spec.admm;
     AdmmParams {
         mass: (a.weights == AdmmWeightsSpec::Mass).then(|| mass.clone()),
+        block_weights: a.weights == AdmmWeightsSpec::Blocks,
         gs_sweeps: a.gs_sweeps,
         eps_inf: a.delta_inf.map(|d| d / h),
         sleeping: a.sleeping,
@@ -135,6 +137,8 @@ struct Contact {
     frame: Matrix3<f64>,
     gap: f64,
     cone: Cone,
+    /// The pair's cohesive force at this gap (N; 0 for a non-cohesive pair).
+    cohesion: f64,
     /// Known relative velocity (collider motion) in world axes.
     known: Vector3<f64>,
     /// Warm-start key.
@@ -370,6 +374,7 @@ impl NodalStep {
                         frame,
                         gap,
                         cone,
+                        cohesion: model.friction.cohesion(mat, col.material, gap),
                         known: -vc,
                         key: (0, i, k),
                         rigid: [None, None],
@@ -426,6 +431,7 @@ impl NodalStep {
                 frame: rc.frame,
                 gap: rc.gap,
                 cone: c.cone,
+                cohesion: c.cohesion,
                 known: known(rc.a, &rc.point) - known(rc.b, &rc.point),
                 key: (10, ka, kb),
                 rigid: [block(rc.a, &rc.point, &rc.frame, 1.0), block(rc.b, &rc.point, &rc.frame, -1.0)],
@@ -461,6 +467,7 @@ impl NodalStep {
                         frame,
                         gap: g.gap,
                         cone,
+                        cohesion: model.friction.cohesion(mat, mat_b, g.gap),
                         known: -known(p, &g.point),
                         key: (11, i, b),
                         rigid: [None, block(p, &g.point, &frame, -1.0)],
@@ -489,6 +496,7 @@ impl NodalStep {
             frame,
             gap: c.gap,
             cone,
+            cohesion: model.friction.cohesion(ma, mb, c.gap),
             known: Vector3::zeros(),
             key: (1 + kind as u8, f0, f1),
             rigid: [None, None],
@@ -681,7 +689,7 @@ impl NodalStep {
                         }
                     }
                 } else {
-                    let (g, warm) = match self.problem(a, f, &contacts, &v, h) {
+                    let (mut g, warm) = match self.problem(a, f, &contacts, &v, h) {
                         Ok(p) => p,
                         Err(e) => {
                             stats.converged = false;
@@ -691,6 +699,12 @@ impl NodalStep {
                     };
                     if r.len() != 3 * contacts.len() {
                         r = warm;
+                    }
+                    // Cohesive pairs: the problem in the shifted impulses (`dfcp::cohesion`).
+                    let cohesion = Cohesion::new(contacts.iter().map(|c| c.cohesion * h));
+                    if let Some(c) = &cohesion {
+                        c.shift_global(&mut g);
+                        c.shift_impulses(&mut r);
                     }
                     let opts = SolverOptions::new(spec.tolerance, spec.max_iterations);
                     let prm = admm_params(spec, h, &self.dof_mass);
@@ -746,6 +760,9 @@ impl NodalStep {
                     );
                     if let Some(s) = &step_split {
                         stats.elastic_energy = s.energy;
+                    }
+                    if let Some(c) = &cohesion {
+                        c.unshift_impulses(&mut r);
                     }
                     self.split = split;
                     self.detector = detector;
