@@ -4,4 +4,5 @@ pub mod cone;
 pub mod local_solver;
 pub mod matchstick;
 pub mod smooth;
+pub mod structure_field;
 pub mod texture;

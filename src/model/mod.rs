@@ -74,6 +74,8 @@ pub enum Structure {
     Direction(Vector3<f64>),
     /// A structure texture on a UV-mapped surface mesh.
     Texture(std::sync::Arc<TexturedSurface>),
+    /// A procedural field, given in a frame whose origin is at `offset` in this one.
+    Field { field: std::sync::Arc<crate::friction::structure_field::StructureField>, offset: Vector3<f64> },
 }
 
 /// A texture and the surface it is mapped on (vertices in the body frame, with UVs).
@@ -101,6 +103,7 @@ impl Structure {
                 let w = evaluate::<f64>(feature, 1.0, xa, &corners(t)).weights;
                 s.texture.structure_at(&m.corners(t), &m.corner_uvs(t)?, w)
             }
+            Structure::Field { field, offset } => field.direction_at(&(x - offset)),
         }
     }
 
@@ -109,7 +112,7 @@ impl Structure {
     pub fn uniform(&self) -> Option<Vector3<f64>> {
         match self {
             Structure::Direction(d) => Some(*d),
-            Structure::Texture(_) => None,
+            Structure::Texture(_) | Structure::Field { .. } => None,
         }
     }
 }
@@ -292,8 +295,8 @@ pub struct Model {
     pub gravity: Vector3<f64>,
     pub solids: Vec<Solid>,
     pub colliders: Vec<Collider>,
-    /// Per collider: matchstick structure direction in world axes.
-    pub collider_structure: Vec<Option<Vector3<f64>>>,
+    /// Per collider: matchstick structure in the collider's own frame.
+    pub collider_structure: Vec<Option<Structure>>,
     /// Triangle-mesh colliders, apart from the analytic ones (in the nodal pipelines their
     /// vertices are prescribed nodes, after every body's).
     pub mesh_colliders: Vec<crate::contact::collider::MeshCollider>,
@@ -317,6 +320,14 @@ pub struct Model {
 }
 
 impl Model {
+    /// Collider `k`'s structure direction (world axes, unnormalised) at world point `x` and time
+    /// `t`: its field evaluated in the collider's frame, turned with it.
+    pub fn collider_structure_at(&self, k: usize, x: &Vector3<f64>, t: f64) -> Option<Vector3<f64>> {
+        let s = self.collider_structure[k].as_ref()?;
+        let at = self.colliders[k].placement(t);
+        s.direction_at(&(at.rotation.transpose() * (x - at.center))).map(|d| at.rotation * d)
+    }
+
     /// Set the velocities `v` of scripted nodes for the step `[t, t + h]` from positions `x`:
     /// the velocity that lands each on its path at the end of the step (both pipelines).
     pub fn set_kinematic_velocities(&self, x: &[f64], t: f64, h: f64, v: &mut [f64]) {

@@ -1,8 +1,8 @@
 //! Build the `Model` and initial `State` from a loaded, validated scene.
 
 use super::schema::{
-    BodySpec, ColliderSpec, FrictionLawSpec, MeshSpec, MotionSpec, PipelineSpec, Scene, Vec3, VolumeJacobian,
-    VolumeRegion, VolumeSpec,
+    BodySpec, ColliderSpec, FrictionLawSpec, MeshSpec, MotionSpec, PipelineSpec, Scene, StructureSpec, Vec3,
+    VolumeJacobian, VolumeRegion, VolumeSpec,
 };
 use super::{LoadedScene, SceneError, error_at, resolve_path, rigid, thin};
 use crate::contact::collider::{Collider, Shape};
@@ -11,7 +11,7 @@ use crate::energy::{Lame, Material, TetElement};
 use crate::friction::smooth::SmoothFriction;
 use crate::mesh::{TetMesh, procedural, vtk_read};
 use crate::model::motion::{Motion, RigidKey};
-use crate::model::{FrictionTable, Model, PairExtras, Solid, State};
+use crate::model::{FrictionTable, Model, PairExtras, Solid, State, Structure};
 use nalgebra::{Matrix3, Rotation3, Unit, UnitQuaternion, Vector3};
 
 /// Rotation from degrees about world x, then y, then z.
@@ -270,15 +270,29 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         }
     }
     let analytic = || scene.colliders.iter().filter(|c| !matches!(c, ColliderSpec::Mesh { .. }));
-    let collider_structure = analytic()
-        .map(|c| match c {
-            ColliderSpec::Plane { structure: Some(s), rotation, .. }
-            | ColliderSpec::Box { structure: Some(s), rotation, .. } => {
-                Some(rotation_from_degrees(*rotation) * Vector3::from(*s))
+    // In each collider's own frame (`Model::collider_structure_at` places it).
+    let collider_structure = scene
+        .colliders
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !matches!(c, ColliderSpec::Mesh { .. }))
+        .map(|(k, c)| match c {
+            ColliderSpec::Plane { structure: Some(s), .. } | ColliderSpec::Box { structure: Some(s), .. } => {
+                let d = Vector3::from(*s);
+                Ok((d.norm() > 0.0).then(|| Structure::Direction(d.normalize())))
             }
-            _ => None,
+            ColliderSpec::Plane { structure_field: Some(StructureSpec::Direction(s)), .. }
+            | ColliderSpec::Box { structure_field: Some(StructureSpec::Direction(s)), .. } => {
+                let d = Vector3::from(*s);
+                Ok((d.norm() > 0.0).then(|| Structure::Direction(d.normalize())))
+            }
+            ColliderSpec::Plane { structure_field: Some(f), .. }
+            | ColliderSpec::Box { structure_field: Some(f), .. } => rigid::procedural_structure(f, Vector3::zeros())
+                .map(Some)
+                .map_err(|e| error_at(&file, &format!("colliders[{k}].structure_field"), e)),
+            _ => Ok(None),
         })
-        .collect();
+        .collect::<Result<Vec<_>, SceneError>>()?;
     let colliders = analytic()
         .filter_map(|c| {
             let (name, material, shape, position, rotation, mo) = match c {

@@ -152,6 +152,15 @@ pub fn build(
             // The body frame is centered on the center of mass but keeps the shape's axes.
             (d.norm() > 0.0).then(|| Structure::Direction(d.normalize()))
         }
+        Some(
+            spec @ (StructureSpec::Radial { .. }
+            | StructureSpec::Concentric { .. }
+            | StructureSpec::Sweep { .. }
+            | StructureSpec::Expression { .. }),
+        ) => {
+            // Given in the shape's frame; the body frame is that shifted by `origin`.
+            Some(procedural_structure(spec, origin).map_err(|e| error_at(file, &format!("{field}.structure"), e))?)
+        }
         Some(StructureSpec::Texture { path }) => {
             let (RigidShapeSpec::Mesh { path: mesh_path, .. }, Some(mut mesh)) = (&spec.shape, surface) else {
                 return Err(error_at(
@@ -186,4 +195,25 @@ pub fn build(
         surface: (verts, tris),
     };
     Ok((model, body))
+}
+
+/// A procedural structure field (`Radial`, `Concentric`, `Sweep`, `Expression`) given in a frame
+/// whose origin sits at `offset` in the surface's own; a message for a degenerate one.
+pub(crate) fn procedural_structure(spec: &StructureSpec, offset: Vector3<f64>) -> Result<Structure, String> {
+    use crate::friction::structure_field::StructureField as F;
+    let v = |a: &[f64; 3]| Vector3::from(*a);
+    let field = match spec {
+        StructureSpec::Radial { center } => F::radial(v(center)),
+        StructureSpec::Concentric { center, axis } => {
+            F::concentric(v(center), v(axis)).ok_or("a concentric field needs a non-zero `axis`")?
+        }
+        StructureSpec::Sweep { center, axis, reference } => {
+            F::sweep(v(center), v(axis), v(reference)).ok_or("a sweep field needs a non-zero `axis` and `reference`")?
+        }
+        StructureSpec::Expression { x, y, z } => F::expression(x, y, z)?,
+        StructureSpec::Direction(_) | StructureSpec::Texture { .. } => {
+            return Err("not a procedural field".into());
+        }
+    };
+    Ok(Structure::Field { field: Arc::new(field), offset })
 }

@@ -455,6 +455,28 @@ pub enum StructureSpec {
     /// looked up at the contact point through the mesh's texture coordinates (`Mesh` shapes
     /// with UVs only).
     Texture { path: String },
+    /// Procedural (003 §2.9), in the shape's own frame (m): away from `center`.
+    Radial {
+        #[serde(default)]
+        center: Vec3,
+    },
+    /// Circles about `axis` through `center`.
+    Concentric {
+        #[serde(default)]
+        center: Vec3,
+        axis: Vec3,
+    },
+    /// 003's rotational sweep: `reference` turned about `axis` (through `center`) by the point's
+    /// polar angle about the axis; a reference normal to the axis gives radial or concentric
+    /// patterns, one along it the axial field.
+    Sweep {
+        #[serde(default)]
+        center: Vec3,
+        axis: Vec3,
+        reference: Vec3,
+    },
+    /// Three formulas of the point's coordinates `x`, `y`, `z` (m), e.g. `(x: "-y", y: "x", z: "0")`.
+    Expression { x: String, y: String, z: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -642,7 +664,8 @@ pub enum MotionSpec {
 #[serde(deny_unknown_fields)]
 pub enum ColliderSpec {
     /// Half-space below the plane through `position` with normal `rotation * (0, 0, 1)`.
-    /// `structure`: matchstick structure direction in the plane's frame (before `rotation`).
+    /// `structure`: matchstick structure direction in the plane's frame (before `rotation`);
+    /// `structure_field`: a procedural field in that frame instead.
     Plane {
         name: String,
         material: String,
@@ -654,6 +677,8 @@ pub enum ColliderSpec {
         motion: MotionSpec,
         #[serde(default)]
         structure: Option<Vec3>,
+        #[serde(default)]
+        structure_field: Option<StructureSpec>,
     },
     /// Solid box of full extents `size` centered at `position`.
     Box {
@@ -668,6 +693,8 @@ pub enum ColliderSpec {
         motion: MotionSpec,
         #[serde(default)]
         structure: Option<Vec3>,
+        #[serde(default)]
+        structure_field: Option<StructureSpec>,
     },
     /// Solid sphere.
     Sphere {

@@ -897,7 +897,8 @@ fn rigid(c: &mut Checks, s: &Scene, p: &str, r: &RigidSpec, base_dir: &Path) {
         Some(StructureSpec::Texture { path }) => {
             file(c, &format!("{p}.structure.path"), path, &["png"], "a `.png` image", base_dir)
         }
-        _ => {}
+        Some(f) => procedural_field(c, &format!("{p}.structure"), f),
+        None => {}
     }
 }
 
@@ -1129,6 +1130,38 @@ fn rotates(m: &MotionSpec) -> bool {
     matches!(m, MotionSpec::Rigid { .. } | MotionSpec::Oscillate { .. } | MotionSpec::Spin { .. })
 }
 
+/// An analytic collider's structure: a direction or a procedural field, not both, and no texture
+/// (its surface has no texture coordinates).
+fn collider_structure(c: &mut Checks, p: &str, direction: Option<&Vec3>, field: Option<&StructureSpec>) {
+    if direction.is_some() && field.is_some() {
+        c.push(format!("{p}.structure_field"), None, "give `structure` (a direction) or `structure_field`, not both");
+    }
+    if let Some(d) = direction
+        && d.iter().all(|&x| x == 0.0)
+    {
+        c.push(format!("{p}.structure"), Some(fmt_v3(d)), "a structure direction must be non-zero");
+    }
+    match field {
+        Some(StructureSpec::Texture { .. }) => c.push(
+            format!("{p}.structure_field"),
+            Some("Texture(..)".into()),
+            "an analytic collider has no texture coordinates: use a direction or a procedural field",
+        ),
+        Some(f) => procedural_field(c, &format!("{p}.structure_field"), f),
+        None => {}
+    }
+}
+
+/// A procedural structure field's parameters (a direction or a texture passes).
+fn procedural_field(c: &mut Checks, p: &str, f: &StructureSpec) {
+    if matches!(f, StructureSpec::Direction(_) | StructureSpec::Texture { .. }) {
+        return;
+    }
+    if let Err(why) = crate::scene::rigid::procedural_structure(f, nalgebra::Vector3::zeros()) {
+        c.push(p.to_string(), None, why);
+    }
+}
+
 fn collider_name(col: &ColliderSpec) -> &str {
     match col {
         ColliderSpec::Plane { name, .. }
@@ -1143,6 +1176,11 @@ fn colliders(c: &mut Checks, s: &Scene, base_dir: &Path) {
     for (i, col) in s.colliders.iter().enumerate() {
         let p = format!("colliders[{i}]");
         c.name(&format!("{p}.name"), collider_name(col), "a collider name");
+        if let ColliderSpec::Plane { structure, structure_field, .. }
+        | ColliderSpec::Box { structure, structure_field, .. } = col
+        {
+            collider_structure(c, &p, structure.as_ref(), structure_field.as_ref());
+        }
         let (material, motion_spec) = match col {
             ColliderSpec::Plane { material, motion, .. } => (material, motion),
             ColliderSpec::Box { material, size, motion, .. } => {

@@ -49,11 +49,7 @@ pub fn structure(
             let local = b.orientation.inverse() * (x - b.position);
             model.rigids[i].structure.as_ref()?.direction_at(&local).map(|s| b.orientation * s)
         }
-        Participant::Collider(k) => {
-            let s = model.collider_structure[k]?;
-            let m = &model.colliders[k].motion;
-            Some(if m.rotates() { m.rotation(t) * s } else { s })
-        }
+        Participant::Collider(k) => model.collider_structure_at(k, x, t),
     }
 }
 

@@ -341,12 +341,6 @@ impl NodalStep {
             // Mean step velocity of the collider's surface point at a world position (uniform for
             // a translating collider; a turning one drags what touches it).
             let field = col.motion.step(t, h).field_at_start();
-            // The collider's structure direction turns with it.
-            let structure = match model.collider_structure[k] {
-                Some(s) if col.motion.rotates() => col.motion.rotation(t) * s,
-                Some(s) => s,
-                None => Vector3::zeros(),
-            };
             for &(i, radius, mat) in &self.thin_nodes {
                 // A prescribed node against a prescribed collider: nothing the solve can change
                 // (e.g. fixed roots resting on a core); such a contact would only cost sweeps.
@@ -364,10 +358,12 @@ impl NodalStep {
                 let gap = d - radius;
                 if gap < reach {
                     let n = Vector3::from(n);
+                    // The surface point under the node, and the collider's structure there.
+                    let surface = xi - n * d;
+                    let structure = model.collider_structure_at(k, &surface, t).unwrap_or_else(Vector3::zeros);
                     let (frame, cone) =
                         self.friction(model, (mat, col.material), frame(&n), self.node_dir[i], structure);
-                    // The surface point under the node.
-                    let vc = field.at(&(xi - n * d));
+                    let vc = field.at(&surface);
                     out.push(Contact {
                         nodes: [i; 4],
                         weights: [1.0, 0.0, 0.0, 0.0],
@@ -378,7 +374,7 @@ impl NodalStep {
                         known: -vc,
                         key: (0, i, k),
                         rigid: [None, None],
-                        point: xi - n * d,
+                        point: surface,
                     });
                 }
             }

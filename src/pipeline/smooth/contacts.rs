@@ -254,8 +254,7 @@ impl Context<'_> {
             return;
         }
         let n = Vector3::from(n);
-        let structure =
-            model.collider_structure[k].map(|s| if c.motion.rotates() { c.motion.rotation(self.t) * s } else { s });
+        let structure = model.collider_structure_at(k, &x, self.t);
         let (frame, cone) = friction_law(model, (material, c.material), &n, structure);
         let v_col = c.motion.step(self.t, h).field_at_start().at(&x);
         self.push_scripted(vertex, (x, mass), FieldId::Collider(k), (d, frame, cone), v_col);
@@ -321,10 +320,8 @@ impl Context<'_> {
         }
         let Some((gap, n)) = surface.distance(b, &x) else { return };
         let rigid = &self.model.rigids[r];
-        let structure = match &rigid.structure {
-            Some(crate::model::Structure::Direction(d)) => Some(b.orientation * d),
-            _ => None,
-        };
+        let local = b.orientation.inverse() * (x - b.position);
+        let structure = rigid.structure.as_ref().and_then(|s| s.direction_at(&local)).map(|d| b.orientation * d);
         let (frame, cone) = friction_law(self.model, (material, rigid.material), &n, structure);
         let ft = frame.transpose();
         let mut entries = vec![(i, ft)];
