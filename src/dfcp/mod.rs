@@ -27,6 +27,7 @@ pub mod admm;
 pub mod block_rows;
 pub mod cohesion;
 pub mod coloring;
+pub mod compliance;
 pub mod diagnostics;
 pub mod dispatch;
 pub mod fb_newton;

@@ -234,6 +234,8 @@ pub struct FrictionTable {
     anisotropy: Vec<Option<[f64; 2]>>,
     /// The pair's cohesion, where given.
     cohesion: Vec<Option<CohesionSpec>>,
+    /// The pair's contact compliance (m/N; 0: rigid).
+    compliance: Vec<f64>,
 }
 
 /// What a material pair's contact law holds beyond its friction law.
@@ -241,6 +243,7 @@ pub struct FrictionTable {
 pub struct PairExtras {
     pub anisotropy: Option<[f64; 2]>,
     pub cohesion: Option<CohesionSpec>,
+    pub compliance: Option<f64>,
 }
 
 impl FrictionTable {
@@ -251,6 +254,7 @@ impl FrictionTable {
             laws: vec![default; n * n],
             anisotropy: vec![extras.anisotropy; n * n],
             cohesion: vec![extras.cohesion; n * n],
+            compliance: vec![extras.compliance.unwrap_or(0.0); n * n],
         }
     }
     pub fn set(&mut self, a: usize, b: usize, law: SmoothFriction, extras: PairExtras) {
@@ -259,11 +263,16 @@ impl FrictionTable {
             self.laws[k] = law;
             self.anisotropy[k] = extras.anisotropy;
             self.cohesion[k] = extras.cohesion;
+            self.compliance[k] = extras.compliance.unwrap_or(0.0);
         }
     }
     /// The cohesive force (N) on a contact point of the pair at gap `gap` (0 without cohesion).
     pub fn cohesion(&self, a: usize, b: usize, gap: f64) -> f64 {
         self.cohesion[a * self.materials.len() + b].map_or(0.0, |c| c.at(gap))
+    }
+    /// The pair's contact compliance (m/N; 0 for rigid contacts).
+    pub fn compliance(&self, a: usize, b: usize) -> f64 {
+        self.compliance[a * self.materials.len() + b]
     }
     /// Whether any pair is cohesive.
     pub fn any_cohesion(&self) -> bool {

@@ -78,8 +78,11 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     let mat_names: Vec<String> = scene.materials.keys().cloned().collect();
     let mat_index = |name: &str| mat_names.iter().position(|m| m == name);
     let eps = scene.friction.epsilon;
-    let extras =
-        |l: &FrictionLawSpec| PairExtras { anisotropy: l.mu_t.zip(l.mu_b).map(|(t, b)| [t, b]), cohesion: l.cohesion };
+    let extras = |l: &FrictionLawSpec| PairExtras {
+        anisotropy: l.mu_t.zip(l.mu_b).map(|(t, b)| [t, b]),
+        cohesion: l.cohesion,
+        compliance: l.compliance,
+    };
     let default = &scene.friction.default;
     let mut friction = FrictionTable::new(mat_names.clone(), law(default, eps), extras(default));
     for p in &scene.friction.pairs {

@@ -174,6 +174,10 @@ pub struct FrictionLawSpec {
     /// Cohesion (004 §6.3): an attractive force per contact point, `Nonsmooth` only.
     #[serde(default)]
     pub cohesion: Option<CohesionSpec>,
+    /// Compliance (004 §6.3) in m/N per contact point: each contact of the pair gives way like a
+    /// spring of stiffness 1/compliance in series with it, `Nonsmooth` only.
+    #[serde(default)]
+    pub compliance: Option<f64>,
 }
 
 /// A constant attraction `force` (N) on every contact point of the pair at or below zero gap,
@@ -196,7 +200,16 @@ impl CohesionSpec {
 
 impl Default for FrictionLawSpec {
     fn default() -> Self {
-        FrictionLawSpec { mu: 0.0, mu_s: None, v_s: None, mu_v: 0.0, mu_t: None, mu_b: None, cohesion: None }
+        FrictionLawSpec {
+            mu: 0.0,
+            mu_s: None,
+            v_s: None,
+            mu_v: 0.0,
+            mu_t: None,
+            mu_b: None,
+            cohesion: None,
+            compliance: None,
+        }
     }
 }
 
@@ -219,6 +232,8 @@ pub struct FrictionPairSpec {
     pub mu_b: Option<f64>,
     #[serde(default)]
     pub cohesion: Option<CohesionSpec>,
+    #[serde(default)]
+    pub compliance: Option<f64>,
 }
 
 impl FrictionPairSpec {
@@ -231,6 +246,7 @@ impl FrictionPairSpec {
             mu_t: self.mu_t,
             mu_b: self.mu_b,
             cohesion: self.cohesion,
+            compliance: self.compliance,
         }
     }
 }

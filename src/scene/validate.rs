@@ -1440,16 +1440,38 @@ fn smooth(c: &mut Checks, s: &Scene, sm: &SmoothSpec) {
     exact_coulomb_laws(c, s, "Smooth");
 }
 
-/// Cohesion is a term of the exact contact law (`Nonsmooth`); the other pipelines would ignore it.
-fn cohesion_needs_nonsmooth(c: &mut Checks, s: &Scene, pipeline: &str) {
+/// Cohesion and compliance are terms of the exact contact law of `Nonsmooth` (and not of its
+/// variational rigid integrator nor the ADMM integrator, noted as `exclude`); elsewhere they would
+/// be ignored.
+fn nonsmooth_contact_terms(c: &mut Checks, s: &Scene, pipeline: &str) {
     let laws = std::iter::once(("friction.default".to_string(), s.friction.default))
         .chain(s.friction.pairs.iter().enumerate().map(|(i, pr)| (format!("friction.pairs[{i}]"), pr.law())));
     for (lp, l) in laws {
-        if l.cohesion.is_some() {
-            c.push(
-                format!("{lp}.cohesion"),
-                None,
-                format!("cohesion is applied by the Nonsmooth pipeline only; this scene uses {pipeline}"),
+        for (term, given) in [("cohesion", l.cohesion.is_some()), ("compliance", l.compliance.is_some())] {
+            if given && pipeline != "Nonsmooth" {
+                c.push(
+                    format!("{lp}.{term}"),
+                    None,
+                    format!("{term} is applied by the Nonsmooth pipeline only; this scene uses {pipeline}"),
+                );
+            }
+        }
+        if let (Some(x), PipelineSpec::Nonsmooth(ns)) = (l.compliance, &s.pipeline) {
+            if ns.integrator == RigidIntegratorSpec::Variational {
+                c.push(format!("{lp}.compliance"), None, "compliance is not available with `integrator: Variational`");
+            }
+            if ns.nodal_integrator == NodalIntegratorSpec::Admm {
+                c.push(
+                    format!("{lp}.compliance"),
+                    None,
+                    "compliance is not available with `nodal_integrator: Admm` (use `ProjectedNewton`)",
+                );
+            }
+            c.check(
+                &format!("{lp}.compliance"),
+                x,
+                |v| (1e-15..=1.0).contains(&v),
+                "must be from 1e-15 to 1 (m/N: a contact stiffness from 1 to 1e15 N/m)",
             );
         }
     }
@@ -1461,9 +1483,7 @@ fn pipeline(c: &mut Checks, s: &Scene) {
         PipelineSpec::Nonsmooth(_) => "Nonsmooth",
         PipelineSpec::Smooth(_) => "Smooth",
     };
-    if name != "Nonsmooth" {
-        cohesion_needs_nonsmooth(c, s, name);
-    }
+    nonsmooth_contact_terms(c, s, name);
     let pen = match &s.pipeline {
         PipelineSpec::Penalty(pen) => pen,
         PipelineSpec::Nonsmooth(ns) => return nonsmooth(c, s, ns),

@@ -200,7 +200,11 @@ pub fn local_problem(
         // An impact within this step (fast enough to bounce): the separation speed must reach
         // `e` times the approach speed. It is applied from the gap it is detected at (at most
         // one step's travel), so the bounce starts that far early rather than being lost.
-        let bias = if spec.integrator == RigidIntegratorSpec::Variational {
+        let bias = if c.compliance > 0.0 {
+            // A compliant contact closes its whole gap, penetration included: with its slack
+            // that is the spring `force = penetration / compliance` (`dfcp::compliance`).
+            gap / h
+        } else if spec.integrator == RigidIntegratorSpec::Variational {
             // 002 §4.5: the normal row is Nᵀ(v⁺ + v) >= 0 at every contact of the step start.
             *u0
         } else {

@@ -19,6 +19,8 @@ pub struct Contact {
     pub cone: Cone,
     /// The pair's cohesive force at this contact's gap (N; 0 for a non-cohesive pair).
     pub cohesion: f64,
+    /// The pair's compliance (m/N; 0 for a rigid contact).
+    pub compliance: f64,
 }
 
 /// A bound on the speed of any point of body `b` (m/s).
@@ -124,13 +126,13 @@ pub fn ball_pairs(bodies: &[RigidBody], reach: &[f64]) -> Vec<(usize, usize)> {
 fn resolve(model: &Model, bodies: &[RigidBody], mut c: RigidContact, t: f64) -> Contact {
     let (ma, mb) = (material(model, c.a), material(model, c.b));
     let mu = model.friction.get(ma, mb).mu_d;
-    let cohesion = model.friction.cohesion(ma, mb, c.gap);
+    let (cohesion, compliance) = (model.friction.cohesion(ma, mb, c.gap), model.friction.compliance(ma, mb));
     let Some([mu_t, mu_b]) = model.friction.anisotropy(ma, mb) else {
-        return Contact { contact: c, cone: Cone { mu_t: mu, mu_b: mu }, cohesion };
+        return Contact { contact: c, cone: Cone { mu_t: mu, mu_b: mu }, cohesion, compliance };
     };
     // Validation guarantees valid coefficients; should it not, the isotropic law is the safe side.
     let Ok(pair) = MatchstickPair::new(mu, mu_t, mu_b) else {
-        return Contact { contact: c, cone: Cone { mu_t: mu, mu_b: mu }, cohesion };
+        return Contact { contact: c, cone: Cone { mu_t: mu, mu_b: mu }, cohesion, compliance };
     };
     let point = c.point;
     let law = pair.resolve(
@@ -139,5 +141,5 @@ fn resolve(model: &Model, bodies: &[RigidBody], mut c: RigidContact, t: f64) -> 
         structure(model, bodies, c.b, &point, t).as_ref(),
     );
     c.frame = law.frame;
-    Contact { contact: c, cone: law.cone, cohesion }
+    Contact { contact: c, cone: law.cone, cohesion, compliance }
 }

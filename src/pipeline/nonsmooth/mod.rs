@@ -28,6 +28,7 @@ pub mod warm;
 
 use super::{ContactPoint, Pipeline, StepError, StepStats};
 use crate::dfcp::cohesion::Cohesion;
+use crate::dfcp::compliance::Compliance;
 use crate::dfcp::problem::LocalProblem;
 use crate::dfcp::solver::{SolveReport, SolverOptions};
 use crate::dfcp::staggered_projections::{SpCone, SpContactQp, SpParams, SpStop};
@@ -359,7 +360,19 @@ impl NonsmoothPipeline {
                 return;
             }
         };
-        // Cohesive pairs: the problem in the shifted impulses (`dfcp::cohesion`).
+        // Compliant pairs: `W` regularised by their slack (`dfcp::compliance`); then cohesive
+        // pairs: the problem in the shifted impulses (`dfcp::cohesion`), with that `W`.
+        let compliance = Compliance::new(contacts.iter().map(|c| c.compliance), h);
+        if let Some(c) = &compliance {
+            problem = match c.regularise_local(problem) {
+                Ok(p) => p,
+                Err(e) => {
+                    stats.converged = false;
+                    stats.failure = Some(format!("compliant contacts: {e}"));
+                    return;
+                }
+            };
+        }
         let cohesion = Cohesion::new(contacts.iter().map(|c| c.cohesion * h));
         if let Some(c) = &cohesion {
             c.shift_local(&mut problem);
@@ -394,6 +407,9 @@ impl NonsmoothPipeline {
         }
         if let Some(c) = &cohesion {
             c.unshift_impulses(&mut self.r);
+        }
+        if let Some(c) = &compliance {
+            c.contact_velocity(&self.r, &mut self.u);
         }
         jac.apply_impulses(&self.r, bodies);
     }

@@ -45,6 +45,7 @@ use crate::contact::nodal::{
 use crate::contact::rigid::{Participant, frame};
 use crate::dfcp::admm::{self, AdmmParams};
 use crate::dfcp::cohesion::Cohesion;
+use crate::dfcp::compliance::Compliance;
 use crate::dfcp::global_reduction::Reduced;
 use crate::dfcp::problem::{Csc, GlobalProblem};
 use crate::dfcp::residual::global_error;
@@ -139,6 +140,8 @@ struct Contact {
     cone: Cone,
     /// The pair's cohesive force at this gap (N; 0 for a non-cohesive pair).
     cohesion: f64,
+    /// The pair's compliance (m/N; 0 for a rigid contact).
+    compliance: f64,
     /// Known relative velocity (collider motion) in world axes.
     known: Vector3<f64>,
     /// Warm-start key.
@@ -371,6 +374,7 @@ impl NodalStep {
                         gap,
                         cone,
                         cohesion: model.friction.cohesion(mat, col.material, gap),
+                        compliance: model.friction.compliance(mat, col.material),
                         known: -vc,
                         key: (0, i, k),
                         rigid: [None, None],
@@ -428,6 +432,7 @@ impl NodalStep {
                 gap: rc.gap,
                 cone: c.cone,
                 cohesion: c.cohesion,
+                compliance: c.compliance,
                 known: known(rc.a, &rc.point) - known(rc.b, &rc.point),
                 key: (10, ka, kb),
                 rigid: [block(rc.a, &rc.point, &rc.frame, 1.0), block(rc.b, &rc.point, &rc.frame, -1.0)],
@@ -464,6 +469,7 @@ impl NodalStep {
                         gap: g.gap,
                         cone,
                         cohesion: model.friction.cohesion(mat, mat_b, g.gap),
+                        compliance: model.friction.compliance(mat, mat_b),
                         known: -known(p, &g.point),
                         key: (11, i, b),
                         rigid: [None, block(p, &g.point, &frame, -1.0)],
@@ -493,6 +499,7 @@ impl NodalStep {
             gap: c.gap,
             cone,
             cohesion: model.friction.cohesion(ma, mb, c.gap),
+            compliance: model.friction.compliance(ma, mb),
             known: Vector3::zeros(),
             key: (1 + kind as u8, f0, f1),
             rigid: [None, None],
@@ -696,7 +703,19 @@ impl NodalStep {
                     if r.len() != 3 * contacts.len() {
                         r = warm;
                     }
-                    // Cohesive pairs: the problem in the shifted impulses (`dfcp::cohesion`).
+                    // Compliant pairs: their slack dofs appended (`dfcp::compliance`); then cohesive
+                    // pairs: the problem in the shifted impulses (`dfcp::cohesion`).
+                    if let Some(c) = Compliance::new(contacts.iter().map(|c| c.compliance), h) {
+                        match c.augment_global(&g) {
+                            Ok(augmented) => g = augmented,
+                            Err(e) => {
+                                stats.converged = false;
+                                stats.failure = Some(format!("compliant contacts: {e}"));
+                                return stats;
+                            }
+                        }
+                        vf_new.resize(g.ndof(), 0.0);
+                    }
                     let cohesion = Cohesion::new(contacts.iter().map(|c| c.cohesion * h));
                     if let Some(c) = &cohesion {
                         c.shift_global(&mut g);
@@ -760,6 +779,8 @@ impl NodalStep {
                     if let Some(c) = &cohesion {
                         c.unshift_impulses(&mut r);
                     }
+                    // The slack velocities (if any) are not the bodies'.
+                    vf_new.truncate(self.n_total);
                     self.split = split;
                     self.detector = detector;
                     self.admm = cache;
@@ -973,6 +994,11 @@ impl NodalStep {
         let kn = ct.frame.transpose() * known;
         // Rigid contacts get the rigid pipeline's penetration recovery (nodal ones close
         // their gap with the step and CCD keeps them from crossing).
+        // A compliant contact closes its whole gap, penetration included: with its slack that
+        // is the spring `force = penetration / compliance` (`dfcp::compliance`).
+        if ct.compliance > 0.0 {
+            return [kn.x + ct.gap / h, kn.y, kn.z];
+        }
         let recovery =
             if ct.rigid.iter().any(Option::is_some) { self.erp * (-ct.gap - self.slop).max(0.0) / h } else { 0.0 };
         [kn.x + ct.gap.max(0.0) / h - recovery, kn.y, kn.z]
