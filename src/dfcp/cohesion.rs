@@ -9,7 +9,7 @@
 //! into `r'`), the impulses shifted back after it. 004 applies the same shift inside its
 //! projection (`p_j += γ (r̄_c − s_c ξ_c n_c)`).
 
-use super::problem::{GlobalProblem, LocalProblem};
+use super::problem::{Csc, GlobalProblem, LocalProblem};
 
 /// The shift `e` of a step's contacts (3 entries per contact, the normal one `ξ_c h`).
 pub struct Cohesion {
@@ -31,24 +31,20 @@ impl Cohesion {
 
     /// `q ← q − W e`.
     pub fn shift_local(&self, p: &mut LocalProblem) {
-        let w = p.w.as_ref();
-        for (j, &ej) in self.e.iter().enumerate() {
-            if ej != 0.0 {
-                for (&i, &v) in w.row_idx_of_col_raw(j).iter().zip(w.val_of_col(j)) {
-                    p.q[i] -= v * ej;
-                }
-            }
-        }
+        self.subtract_times(&p.w, &mut p.q);
     }
 
     /// `f ← f − H e`.
     pub fn shift_global(&self, g: &mut GlobalProblem) {
-        let h = g.h.as_ref();
-        for (j, &ej) in self.e.iter().enumerate() {
-            if ej != 0.0 {
-                for (&i, &v) in h.row_idx_of_col_raw(j).iter().zip(h.val_of_col(j)) {
-                    g.f[i] -= v * ej;
-                }
+        self.subtract_times(&g.h, &mut g.f);
+    }
+
+    /// `out ← out − A e` (A with a column per entry of `e`).
+    fn subtract_times(&self, a: &Csc, out: &mut [f64]) {
+        let a = a.as_ref();
+        for (j, &ej) in self.e.iter().enumerate().filter(|x| *x.1 != 0.0) {
+            for (&i, &v) in a.row_idx_of_col_raw(j).iter().zip(a.val_of_col(j)) {
+                out[i] -= v * ej;
             }
         }
     }

@@ -1,0 +1,175 @@
+//! Terms of the exact contact law beyond Coulomb friction (004 §6.3) in the Nonsmooth
+//! pipeline: cohesion and compliance.
+//!
+//! Cohesion: a body held under a ceiling by the cohesive pull of its contacts stays
+//! iff its weight is at most the total cohesion, in the Nonsmooth pipeline for a rigid body and
+//! for nodal bodies (rods), at ±5 % of the threshold and with two solvers.
+//!
+//! Compliance: a body resting on a compliant floor sinks until each contact's
+//! spring `1/compliance` carries its share of the weight, in the Nonsmooth pipeline for a rigid
+//! box (4 corner contacts) and a rod (2 contact nodes), with two solvers each.
+//!
+//! The box: 2 kg on 4 contacts of stiffness k = 1e5 N/m sinks m g / (4 k) = 49 µm; its bounce on
+//! the 4 springs (ω = √(4 k / m) = 447 rad/s, ω h = 0.45 at h = 1 ms) is damped by backward
+//! Euler within the first ~100 steps, so after 0.4 s it rests at the closed form up to the
+//! solver tolerance (1e-10) and what is left of the bounce: measured 1e-9 relative for the box,
+//! 2.2e-7 for the rod (its nodes bounce at ω h = 0.28, which backward Euler damps by
+//! (1 + ω²h²)^(−1/2) per step: e^(−15.4) = 2e-7 left after 400 steps), asserted 1e-5. A
+//! stiffer floor (k × 10) sinks 10 times less.
+
+use fricsim::simulation::Simulation;
+
+const G: f64 = 9.81;
+
+fn run(text: &str, steps: usize) -> Simulation {
+    let loaded = fricsim::scene::parse_scene_str(text, "terms", std::path::Path::new("."), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Simulation::new(model, state);
+    for _ in 0..steps {
+        let st = sim.step().expect("finite");
+        assert!(st.converged, "{:?}", st.failure);
+    }
+    sim
+}
+
+/// A 0.1 m steel-like box (2 kg) pressed against a ceiling (a plane turned upside down at
+/// z = 1 m) touches it at its 4 top corners: it hangs iff 4 ξ ≥ m g. Over 0.3 s at h = 1e-3 a
+/// box that hangs moves by round-off (asserted below 1 µm); one that does not has fallen
+/// ½ (g − 4ξ/m) t² until it left the 1 mm cohesion range, then freely: far beyond 1 cm.
+#[test]
+fn a_box_hangs_under_a_ceiling_iff_its_weight_is_below_the_cohesion() {
+    let (side, density) = (0.1, 2000.0);
+    let m = density * side * side * side;
+    for solver in ["GaussSeidel", "FischerBurmeister"] {
+        for factor in [0.95, 1.05] {
+            let xi = factor * m * G / 4.0;
+            let text = format!(
+                r#"Scene(name: "hang", dt: 1e-3, duration: 0.3, frame_rate: 100.0,
+    materials: {{ "steel": (density: {density}) }},
+    friction: (default: (mu: 0.5, cohesion: (force: {xi}, range: 1e-3))),
+    bodies: [ Rigid(name: "box", material: "steel", shape: Box(size: ({side}, {side}, {side})), position: (0.0, 0.0, {z})) ],
+    colliders: [ Plane(name: "ceiling", material: "steel", position: (0.0, 0.0, 1.0), rotation: (180.0, 0.0, 0.0)) ],
+    pipeline: Nonsmooth(solver: {solver}, tolerance: 1e-10, max_iterations: 1000))"#,
+                z = 1.0 - side / 2.0
+            );
+            let sim = run(&text, 300);
+            let drop = 1.0 - side / 2.0 - sim.state.rigid[0].position.z;
+            println!("{solver}, ξ = {factor} m g / 4: drop {drop:e} m");
+            if factor > 1.0 {
+                assert!(drop.abs() < 1e-6, "{solver}: hangs at {factor} m g / 4, dropped {drop}");
+            } else {
+                assert!(drop > 1e-2, "{solver}: falls at {factor} m g / 4, dropped only {drop}");
+            }
+        }
+    }
+}
+
+/// A free rod of one segment (two nodes of mass ρ π r² L / 2 each) lying against the ceiling
+/// touches it at both nodes: it hangs iff ξ ≥ ρ π r² L g / 2 per node. Same bounds as above.
+#[test]
+fn a_rod_hangs_under_a_ceiling_iff_its_weight_is_below_the_cohesion() {
+    let (length, radius, density) = (0.2, 2e-3, 1000.0);
+    let node_mass = density * std::f64::consts::PI * radius * radius * length / 2.0;
+    for solver in ["Admm", "GaussSeidel"] {
+        for factor in [0.95, 1.05] {
+            let xi = factor * node_mass * G;
+            let z = 1.0 - radius;
+            let text = format!(
+                r#"Scene(name: "hang", dt: 1e-3, duration: 0.3, frame_rate: 100.0,
+    materials: {{ "hair": (density: {density}, youngs_modulus: 1e7, poisson_ratio: 0.3, radius: {radius}) }},
+    friction: (default: (mu: 0.5, cohesion: (force: {xi:e}, range: 1e-3))),
+    bodies: [ Rods(name: "r", material: "hair",
+                   curves: Straight(start: (0.0, 0.0, {z}), end: ({length}, 0.0, {z}), segments: 1)) ],
+    colliders: [ Plane(name: "ceiling", material: "hair", position: (0.0, 0.0, 1.0), rotation: (180.0, 0.0, 0.0)) ],
+    pipeline: Nonsmooth(solver: {solver}, tolerance: 1e-10, max_iterations: 2000))"#
+            );
+            let sim = run(&text, 300);
+            let drop = z - 0.5 * (sim.state.q[2] + sim.state.q[5]);
+            println!("{solver}, ξ = {factor} m_node g: drop {drop:e} m");
+            if factor > 1.0 {
+                assert!(drop.abs() < 1e-6, "{solver}: hangs at {factor} m g, dropped {drop}");
+            } else {
+                assert!(drop > 1e-2, "{solver}: falls at {factor} m g, dropped only {drop}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_box_on_a_compliant_floor_sinks_its_weight_over_the_contact_stiffness() {
+    let (side, density) = (0.1, 2000.0);
+    let m = density * side * side * side;
+    for solver in ["GaussSeidel", "FischerBurmeister"] {
+        for k in [1e5, 1e6] {
+            let text = format!(
+                r#"Scene(name: "rest", dt: 1e-3, duration: 0.4, frame_rate: 100.0,
+    materials: {{ "steel": (density: {density}) }},
+    friction: (default: (mu: 0.5, compliance: {c:e})),
+    bodies: [ Rigid(name: "box", material: "steel", shape: Box(size: ({side}, {side}, {side})), position: (0.0, 0.0, {z})) ],
+    colliders: [ Plane(name: "floor", material: "steel") ],
+    pipeline: Nonsmooth(solver: {solver}, tolerance: 1e-10, max_iterations: 1000))"#,
+                c = 1.0 / k,
+                z = side / 2.0
+            );
+            let sim = run(&text, 400);
+            let sink = side / 2.0 - sim.state.rigid[0].position.z;
+            let want = m * G / (4.0 * k);
+            println!("{solver}, k {k:e}: sink {sink:e} m, closed form {want:e} m");
+            assert!((sink / want - 1.0).abs() < 1e-5, "{solver}, k {k}: {sink} vs {want}");
+            assert!(sim.state.rigid[0].linear_velocity.norm() < 1e-6, "still moving");
+        }
+    }
+}
+
+/// A free rod of one segment lying on a compliant floor: each node sinks m_node g / k.
+#[test]
+fn a_rod_on_a_compliant_floor_sinks_its_weight_over_the_contact_stiffness() {
+    let (length, radius, density, k) = (0.2, 2e-3, 1000.0, 100.0);
+    let node_mass = density * std::f64::consts::PI * radius * radius * length / 2.0;
+    for solver in ["Admm", "GaussSeidel"] {
+        let text = format!(
+            r#"Scene(name: "rest", dt: 1e-3, duration: 0.4, frame_rate: 100.0,
+    materials: {{ "hair": (density: {density}, youngs_modulus: 1e7, poisson_ratio: 0.3, radius: {radius}) }},
+    friction: (default: (mu: 0.5, compliance: {c:e})),
+    bodies: [ Rods(name: "r", material: "hair",
+                   curves: Straight(start: (0.0, 0.0, {radius}), end: ({length}, 0.0, {radius}), segments: 1)) ],
+    colliders: [ Plane(name: "floor", material: "hair") ],
+    pipeline: Nonsmooth(solver: {solver}, tolerance: 1e-10, max_iterations: 5000))"#,
+            c = 1.0 / k
+        );
+        let sim = run(&text, 400);
+        let sink = radius - 0.5 * (sim.state.q[2] + sim.state.q[5]);
+        let want = node_mass * G / k;
+        println!("{solver}: sink {sink:e} m, closed form {want:e} m");
+        assert!((sink / want - 1.0).abs() < 1e-5, "{solver}: {sink} vs {want}");
+    }
+}
+
+/// Cohesion and compliance outside their ranges or pipelines are refused with the field named.
+#[test]
+fn bad_cohesion_and_compliance_are_refused() {
+    for (law, pipeline, field, expect) in [
+        ("cohesion: (force: -1.0, range: 1e-3)", "Nonsmooth()", "cohesion.force", ">= 0"),
+        ("cohesion: (force: 1.0, range: 0.0)", "Nonsmooth()", "cohesion.range", "length"),
+        ("cohesion: (force: 1.0, range: 1e-3)", "Penalty()", "cohesion", "Nonsmooth pipeline only"),
+        ("compliance: 0.0", "Nonsmooth()", "compliance", "must be from 1e-15 to 1"),
+        ("compliance: 5.0", "Nonsmooth()", "compliance", "must be from 1e-15 to 1"),
+        ("compliance: 1e-5", "Penalty()", "compliance", "Nonsmooth pipeline only"),
+        ("compliance: 1e-5", "Nonsmooth(integrator: Variational)", "compliance", "Variational"),
+    ] {
+        let text = format!(
+            r#"Scene(name: "bad", dt: 1e-3, duration: 0.01, frame_rate: 100.0,
+    materials: {{ "steel": (density: 2000.0) }},
+    friction: (default: (mu: 0.5, {law})),
+    bodies: [ Rigid(name: "box", material: "steel", shape: Box(size: (0.1, 0.1, 0.1))) ],
+    pipeline: {pipeline})"#
+        );
+        let err = fricsim::scene::parse_scene_str(&text, "bad", std::path::Path::new("."), &[])
+            .err()
+            .unwrap_or_else(|| panic!("{law} in {pipeline} accepted"))
+            .to_string();
+        let at = format!("friction.default.{field}");
+        assert!(err.contains(&at) && err.contains(expect), "{law} in {pipeline}: {err}");
+    }
+}
