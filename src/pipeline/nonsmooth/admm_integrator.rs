@@ -512,3 +512,38 @@ impl Splitting for StepSplit<'_> {
         self.split.gradients = locals;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The dissipation's gradient against central differences of its value
+    /// `½ (z − y0)ᵀ k (z − y0)`, and its Hessian (k) against differences of the gradient, at a
+    /// random symmetric PSD `k` of a 3-node element's scale. Quadratic, so central differences
+    /// are exact up to round-off: asserted to 1e-7 relative (δ = 1e-6 on entries of order 1).
+    #[test]
+    fn dissipation_gradient_and_hessian_match_finite_differences() {
+        let mut seed = 3u64;
+        let mut rnd = || crate::test_rng::symmetric(&mut seed);
+        let b = SMatrix::<f64, K, K>::from_fn(|_, _| rnd());
+        let d = Dissipation { y0: std::array::from_fn(|_| rnd()), k: 50.0 * b * b.transpose() };
+        let value = |z: &[f64; K]| {
+            let dz = SVector::<f64, K>::from_fn(|a, _| z[a] - d.y0[a]);
+            0.5 * dz.dot(&(d.k * dz))
+        };
+        let z: [f64; K] = std::array::from_fn(|_| rnd());
+        let g = d.gradient(&z);
+        let delta = 1e-6;
+        for a in 0..K {
+            let (mut zp, mut zm) = (z, z);
+            zp[a] += delta;
+            zm[a] -= delta;
+            let fd = (value(&zp) - value(&zm)) / (2.0 * delta);
+            assert!((fd - g[a]).abs() <= 1e-7 * g.amax(), "gradient {a}: {fd} vs {}", g[a]);
+            let hd = (d.gradient(&zp) - d.gradient(&zm)) / (2.0 * delta);
+            for c in 0..K {
+                assert!((hd[c] - d.k[(c, a)]).abs() <= 1e-7 * d.k.amax(), "Hessian ({c}, {a})");
+            }
+        }
+    }
+}
