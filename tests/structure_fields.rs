@@ -45,6 +45,24 @@ fn slide(field: &str) -> f64 {
     b.position.x
 }
 
+/// The mean displacement of a cloth's nodes over 700 steps of the scene `text`, which must end
+/// at rest.
+fn cloth_slide(text: &str) -> f64 {
+    let loaded = fricsim::scene::parse_scene_str(text, "slide", std::path::Path::new("."), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Simulation::new(model, state);
+    let n = sim.model.cloths[0].nodes.clone();
+    let mean_x = |q: &[f64]| n.clone().map(|i| q[3 * i]).sum::<f64>() / n.len() as f64;
+    let x0 = mean_x(&sim.state.q);
+    for _ in 0..700 {
+        let st = sim.step().expect("finite");
+        assert!(st.converged, "{:?}", st.failure);
+    }
+    assert!(n.clone().all(|i| sim.state.v[3 * i..3 * i + 3].iter().all(|v| v.abs() < 1e-9)), "still moving");
+    mean_x(&sim.state.q) - x0
+}
+
 /// Backward Euler's slide at h = 1e-3 (module doc).
 fn discrete_slide(mu: f64) -> f64 {
     let (a, h) = (mu * G, 1e-3);
@@ -86,23 +104,44 @@ fn a_cloth_slides_along_a_plane_field_with_the_coefficient_the_field_gives_there
     colliders: [ Plane(name: "floor", material: "felt", structure_field: {field}) ],
     pipeline: Nonsmooth(solver: GaussSeidel, tolerance: 1e-10, max_iterations: 1000))"#
         );
-        let loaded = fricsim::scene::parse_scene_str(&text, "slide", std::path::Path::new("."), &[])
-            .unwrap_or_else(|e| panic!("{e}"));
-        let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-        let mut sim = Simulation::new(model, state);
-        let x0: f64 = sim.state.q.iter().step_by(3).sum::<f64>() / (sim.state.q.len() / 3) as f64;
-        for _ in 0..700 {
-            let st = sim.step().expect("finite");
-            assert!(st.converged, "{:?}", st.failure);
-        }
-        let n = sim.state.q.len() / 3;
-        let got = sim.state.q.iter().step_by(3).sum::<f64>() / n as f64 - x0;
+        let got = cloth_slide(&text);
         let (want, discrete) = (V0 * V0 / (2.0 * mu * G), discrete_slide(mu));
         println!("cloth, {field}: slid {got:.7} m, closed form {want:.7} m (mu {mu})");
-        assert!(sim.state.v.iter().all(|v| v.abs() < 1e-9), "still moving");
         assert!((got / want - 1.0).abs() < 0.01, "{field}: {got} vs {want}");
         assert!((got - discrete).abs() < 1e-6, "{field}: {got} vs {discrete}");
     }
+}
+
+/// The cloth's slides on a mesh collider (a 2 m square of two triangles) carrying the field as
+/// its `structure`: the nodal pipeline's vertex–face contacts take the collider's field at the
+/// vertex. Same bounds.
+#[test]
+fn a_cloth_slides_along_a_mesh_collider_field_with_the_coefficient_the_field_gives_there() {
+    let dir = std::env::temp_dir().join(format!("fricsim_mesh_field_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let obj = dir.join("floor.obj");
+    std::fs::write(&obj, "v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nf 1 2 3\nf 1 3 4\n").unwrap();
+    for (field, mu) in [
+        ("Radial(center: (-1000.0, 0.0, 0.0))", MU_T),
+        ("Concentric(center: (-1000.0, 0.0, 0.0), axis: (0.0, 0.0, 1.0))", MU_B),
+    ] {
+        let text = format!(
+            r#"Scene(name: "slide", dt: 1e-3, duration: 0.7, frame_rate: 100.0,
+    materials: {{ "felt": (density: 300.0, youngs_modulus: 1e6, poisson_ratio: 0.3, thickness: 1e-3) }},
+    friction: (default: (mu: 0.25, mu_t: {MU_T}, mu_b: {MU_B})),
+    bodies: [ Cloth(name: "c", material: "felt", mesh: Grid(size: (0.1, 0.1), cells: (2, 2)), position: (0.0, 0.0, 5e-4),
+                    velocity: ({V0}, 0.0, 0.0), self_contact: false) ],
+    colliders: [ Mesh(name: "floor", material: "felt", path: {path:?}, structure: {field}) ],
+    pipeline: Nonsmooth(solver: GaussSeidel, tolerance: 1e-10, max_iterations: 1000))"#,
+            path = obj.to_str().unwrap()
+        );
+        let got = cloth_slide(&text);
+        let (want, discrete) = (V0 * V0 / (2.0 * mu * G), discrete_slide(mu));
+        println!("cloth on a mesh, {field}: slid {got:.7} m, closed form {want:.7} m (mu {mu})");
+        assert!((got / want - 1.0).abs() < 0.01, "{field}: {got} vs {want}");
+        assert!((got - discrete).abs() < 1e-6, "{field}: {got} vs {discrete}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Bad fields are refused with the field named and the reason.

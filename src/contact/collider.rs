@@ -75,11 +75,20 @@ pub struct MeshCollider {
     pub nodes: std::ops::Range<usize>,
     /// Its triangles over those nodes (empty in `Smooth`).
     pub node_triangles: Vec<[usize; 3]>,
+    /// Matchstick structure in its own frame.
+    pub structure: Option<crate::model::Structure>,
 }
 
 impl MeshCollider {
     pub fn placement(&self, t: f64) -> Placement {
         Placement::of(&self.position, &self.rotation, &self.motion, t)
+    }
+
+    /// Its structure direction (world axes, unnormalised) at world point `x` and time `t`.
+    pub fn structure_at(&self, x: &Vector3<f64>, t: f64) -> Option<Vector3<f64>> {
+        let s = self.structure.as_ref()?;
+        let at = self.placement(t);
+        s.direction_at(&(at.rotation.transpose() * (x - at.center))).map(|d| at.rotation * d)
     }
 
     /// Its vertices in world coordinates at time `t` (animated, then placed).

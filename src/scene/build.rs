@@ -245,14 +245,33 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         .iter()
         .enumerate()
         .filter_map(|(k, c)| match c {
-            ColliderSpec::Mesh { name, material, path, scale, position, rotation, motion: mo, animation } => {
-                Some((k, name, material, path, scale, position, rotation, mo, animation))
-            }
+            ColliderSpec::Mesh {
+                name,
+                material,
+                path,
+                scale,
+                position,
+                rotation,
+                motion: mo,
+                animation,
+                structure,
+            } => Some((k, name, material, path, scale, position, rotation, mo, animation, structure)),
             _ => None,
         })
-        .map(|(k, name, material, path, scale, position, rotation, mo, animation)| {
+        .map(|(k, name, material, path, scale, position, rotation, mo, animation, structure)| {
             let at = format!("colliders[{k}].path");
             let (vertices, triangles, animation) = mesh_surface(loaded, &at, path, *scale, animation.as_ref())?;
+            let structure = match structure {
+                None => None,
+                Some(StructureSpec::Direction(d)) => {
+                    let d = Vector3::from(*d);
+                    (d.norm() > 0.0).then(|| Structure::Direction(d.normalize()))
+                }
+                Some(f) => Some(
+                    rigid::procedural_structure(f, Vector3::zeros())
+                        .map_err(|e| error_at(&file, &format!("colliders[{k}].structure"), e))?,
+                ),
+            };
             Ok(crate::contact::collider::MeshCollider {
                 name: name.clone(),
                 material: mat_index(material).unwrap_or(0),
@@ -264,6 +283,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                 animation,
                 nodes: 0..0,
                 node_triangles: Vec::new(),
+                structure,
             })
         })
         .collect::<Result<Vec<_>, SceneError>>()?;

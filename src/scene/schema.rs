@@ -756,6 +756,10 @@ pub enum ColliderSpec {
         /// skinned animation (`"hand.glb"`, `"hand.gltf"`).
         #[serde(default)]
         animation: Option<AnimationSpec>,
+        /// Matchstick structure in the mesh's own frame: a `Direction` or a procedural field
+        /// (`Nonsmooth` and `Smooth`).
+        #[serde(default)]
+        structure: Option<StructureSpec>,
     },
 }
 

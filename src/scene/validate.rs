@@ -1196,8 +1196,20 @@ fn colliders(c: &mut Checks, s: &Scene, base_dir: &Path) {
                 c.positive(&format!("{p}.length"), *length, " (m)");
                 (material, motion)
             }
-            ColliderSpec::Mesh { material, path, scale, motion, animation, .. } => {
+            ColliderSpec::Mesh { material, path, scale, motion, animation, structure, .. } => {
                 c.positive(&format!("{p}.scale"), *scale, "");
+                match structure {
+                    Some(StructureSpec::Texture { .. }) => c.push(
+                        format!("{p}.structure"),
+                        Some("Texture(..)".into()),
+                        "a mesh collider takes a direction or a procedural field (textures: rigid `Mesh` bodies)",
+                    ),
+                    Some(StructureSpec::Direction(d)) if d.iter().all(|&x| x == 0.0) => {
+                        c.push(format!("{p}.structure"), Some(fmt_v3(d)), "a structure direction must be non-zero")
+                    }
+                    Some(f) => procedural_field(c, &format!("{p}.structure"), f),
+                    None => {}
+                }
                 mesh_collider_files(c, &p, path, animation.as_ref(), base_dir);
                 let rigid = s.bodies.iter().position(|b| matches!(b, BodySpec::Rigid(_)));
                 if let (PipelineSpec::Nonsmooth(_), Some(r)) = (&s.pipeline, rigid) {

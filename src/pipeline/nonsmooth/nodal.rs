@@ -390,7 +390,7 @@ impl NodalStep {
             // A detection failure (non-finite positions) is caught by the state check after the step.
             let found = self.detector.proximity(mesh, x, margin + 2.0 * h * vmax).unwrap_or_default();
             // Pairs of prescribed nodes only are left out, as above.
-            out.extend(found.iter().filter(|c| self.moves(c)).map(|c| self.mesh_contact(model, x, c)));
+            out.extend(found.iter().filter(|c| self.moves(c)).map(|c| self.mesh_contact(model, x, c, t)));
         }
         out
     }
@@ -484,12 +484,12 @@ impl NodalStep {
     /// A mesh–mesh contact at start positions `x`. The first feature is `nodes[0]`'s; the
     /// second starts at `nodes[2]` for an edge–edge contact and at `nodes[1]` otherwise (for
     /// vertex–edge and vertex–vertex contacts `nodes[3]` repeats the vertex, see `ContactKind`).
-    fn mesh_contact(&self, model: &Model, x: &[f64], c: &NodalContact) -> Contact {
+    fn mesh_contact(&self, model: &Model, x: &[f64], c: &NodalContact, t: f64) -> Contact {
         let n = Vector3::from(c.normal);
         let second = if c.kind == ContactKind::EdgeEdge { c.nodes[2] } else { c.nodes[1] };
         let (ma, mb) = (self.node_material[c.nodes[0]], self.node_material[second]);
         let (s_a, s_b) =
-            if self.aniso { self.mesh_structures(model, x, c) } else { (Vector3::zeros(), Vector3::zeros()) };
+            if self.aniso { self.mesh_structures(model, x, c, t) } else { (Vector3::zeros(), Vector3::zeros()) };
         let (frame, cone) = self.friction(model, (ma, mb), frame(&n), s_a, s_b);
         let (kind, [f0, f1]) = c.key();
         Contact {
@@ -559,10 +559,24 @@ impl NodalStep {
         }
     }
 
-    /// The structure directions of the two features of a mesh contact at positions `x` (zero:
-    /// none): a vertex's own, an edge's (a rod edge itself; otherwise its nodes' weighted by the
-    /// contact weights), a triangle's `F s`.
-    fn mesh_structures(&self, model: &Model, x: &[f64], c: &NodalContact) -> (Vector3<f64>, Vector3<f64>) {
+    /// The structure directions of the two features of a mesh contact at positions `x` and time
+    /// `t` (zero: none): a structured mesh collider's field at the contact, else the bodies'.
+    fn mesh_structures(&self, model: &Model, x: &[f64], c: &NodalContact, t: f64) -> (Vector3<f64>, Vector3<f64>) {
+        let nd = &c.nodes;
+        // A mesh collider's side takes its own structure at the contact point (the first
+        // feature's vertex, on or next to its surface).
+        let second = if c.kind == ContactKind::EdgeEdge { nd[2] } else { nd[1] };
+        let collider = |i: usize| model.mesh_colliders.iter().find(|m| m.nodes.contains(&i) && m.structure.is_some());
+        let on_collider =
+            |i: usize| collider(i).map(|m| m.structure_at(&node(x, nd[0]), t).unwrap_or_else(Vector3::zeros));
+        let (s_a, s_b) = self.body_structures(model, x, c);
+        (on_collider(nd[0]).unwrap_or(s_a), on_collider(second).unwrap_or(s_b))
+    }
+
+    /// The structures of the two sides of a mesh contact from the nodal bodies: a vertex's own,
+    /// an edge's (a rod edge itself; otherwise its nodes' weighted by the contact weights), a
+    /// triangle's `F s`; zero elsewhere.
+    fn body_structures(&self, model: &Model, x: &[f64], c: &NodalContact) -> (Vector3<f64>, Vector3<f64>) {
         let (nd, w) = (&c.nodes, &c.weights);
         let edge = |a: usize, b: usize, wa: f64, wb: f64| {
             if self.rod_node[a] && self.rod_node[b] {
@@ -733,7 +747,7 @@ impl NodalStep {
                     let mut detect = |p: &[f64]| {
                         let clock = Instant::now();
                         let new = self
-                            .impacts(&mut detector, model, &x0, &v, Some(p), h, &known)
+                            .impacts(&mut detector, model, &x0, &v, Some(p), (t, h), &known)
                             .map(|f| f.1)
                             .unwrap_or_default();
                         ccd_s += clock.elapsed().as_secs_f64();
@@ -823,7 +837,7 @@ impl NodalStep {
             let known: std::collections::HashSet<_> = contacts.iter().map(|c| c.key).collect();
             let clock = Instant::now();
             let mut detector = std::mem::take(&mut self.detector);
-            let found = self.impacts(&mut detector, model, &x0, &v, None, h, &known);
+            let found = self.impacts(&mut detector, model, &x0, &v, None, (t, h), &known);
             self.detector = detector;
             stats.detection_s += clock.elapsed().as_secs_f64();
             let Some((toi, new)) = found else { break };
@@ -1021,7 +1035,7 @@ impl NodalStep {
         x0: &[f64],
         v: &[f64],
         p: Option<&[f64]>,
-        h: f64,
+        (t, h): (f64, f64),
         known: &std::collections::HashSet<(u8, usize, usize)>,
     ) -> Option<(f64, Vec<Contact>)> {
         let mesh = self.mesh.as_ref()?;
@@ -1043,7 +1057,7 @@ impl NodalStep {
         let new: Vec<Contact> = extra
             .iter()
             .filter(|c| self.moves(c))
-            .map(|c| self.mesh_contact(model, x0, c))
+            .map(|c| self.mesh_contact(model, x0, c, t))
             .filter(|c| !known.contains(&c.key))
             .collect();
         Some((report.toi, new))

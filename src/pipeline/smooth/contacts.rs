@@ -304,7 +304,7 @@ impl Context<'_> {
         let c = &model.mesh_colliders[k];
         let at = c.placement(self.t);
         let Some((gap, n)) = mesh.distance_at(&at.center, &at.rotation, &x) else { return };
-        let (frame, cone) = friction_law(model, (material, c.material), &n, None);
+        let (frame, cone) = friction_law(model, (material, c.material), &n, c.structure_at(&x, self.t));
         // The placement's motion, plus an animated mesh's own motion at the nearest surface point.
         let own = at.rotation * mesh.velocity_at(&(at.rotation.transpose() * (x - at.center)));
         let v_col = c.motion.step(self.t, h).field_at_start().at(&x) + own;
