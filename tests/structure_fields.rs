@@ -181,6 +181,30 @@ fn a_box_slides_along_a_smooth_mesh_field_with_the_coefficient_the_field_gives_t
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A cloth carrying the field itself (`structure_field`, each triangle's direction taken at its
+/// rest centroid) slides on a plain plane: the cloth's structure alone sets the cone. Same bounds.
+#[test]
+fn a_cloth_carrying_a_field_slides_with_the_coefficient_its_field_gives() {
+    for (field, mu) in [
+        ("Radial(center: (-1000.0, 0.0, 0.0))", MU_T),
+        ("Concentric(center: (-1000.0, 0.0, 0.0), axis: (0.0, 0.0, 1.0))", MU_B),
+    ] {
+        let got = cloth_slide(&format!(
+            r#"Scene(name: "slide", dt: 1e-3, duration: 0.7, frame_rate: 100.0,
+    materials: {{ "felt": (density: 300.0, youngs_modulus: 1e6, poisson_ratio: 0.3, thickness: 1e-3) }},
+    friction: (default: (mu: 0.25, mu_t: {MU_T}, mu_b: {MU_B})),
+    bodies: [ Cloth(name: "c", material: "felt", mesh: Grid(size: (0.1, 0.1), cells: (2, 2)), position: (0.0, 0.0, 5e-4),
+                    velocity: ({V0}, 0.0, 0.0), structure_field: {field}) ],
+    colliders: [ Plane(name: "floor", material: "felt") ],
+    pipeline: Nonsmooth(solver: GaussSeidel, tolerance: 1e-10, max_iterations: 1000))"#
+        ));
+        let (want, discrete) = (V0 * V0 / (2.0 * mu * G), discrete_slide(mu));
+        println!("cloth with its own field, {field}: slid {got:.7} m, closed form {want:.7} m (mu {mu})");
+        assert!((got / want - 1.0).abs() < 0.01, "{field}: {got} vs {want}");
+        assert!((got - discrete).abs() < 1e-6, "{field}: {got} vs {discrete}");
+    }
+}
+
 /// Bad fields are refused with the field named and the reason.
 #[test]
 fn bad_structure_fields_are_refused() {

@@ -294,6 +294,10 @@ pub struct ClothSpec {
     /// by the deformation (each triangle maps its rest direction with its deformation gradient).
     #[serde(default)]
     pub structure: Option<Vec3>,
+    /// A procedural structure field in the mesh's own coordinates instead (each triangle takes
+    /// it at its rest centroid, then carries it like `structure`).
+    #[serde(default)]
+    pub structure_field: Option<StructureSpec>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

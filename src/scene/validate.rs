@@ -905,6 +905,23 @@ fn rigid(c: &mut Checks, s: &Scene, p: &str, r: &RigidSpec, base_dir: &Path) {
 /// A cloth's structure direction: non-zero, and for a `Grid` (which lies in its local xy plane)
 /// with a non-zero in-plane part, else no triangle would have a tangential structure.
 fn cloth_structure(c: &mut Checks, p: &str, cl: &ClothSpec) {
+    if let Some(f) = &cl.structure_field {
+        if cl.structure.is_some() {
+            c.push(
+                format!("{p}.structure_field"),
+                None,
+                "give `structure` (a direction) or `structure_field`, not both",
+            );
+        }
+        match f {
+            StructureSpec::Texture { .. } => c.push(
+                format!("{p}.structure_field"),
+                Some("Texture(..)".into()),
+                "a cloth takes a direction or a procedural field",
+            ),
+            f => procedural_field(c, &format!("{p}.structure_field"), f),
+        }
+    }
     let Some(d) = cl.structure else { return };
     if !d.iter().all(|x| x.is_finite()) {
         return;
