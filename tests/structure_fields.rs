@@ -69,6 +69,23 @@ fn cloth_slide(text: &str) -> f64 {
     mean_x(&sim.state.q) - x0
 }
 
+/// Assert a slide of `got` metres against the closed form and backward Euler's discrete one.
+fn assert_slide(label: &str, mu: f64, got: f64) {
+    let (want, discrete) = (V0 * V0 / (2.0 * mu * G), discrete_slide(mu));
+    println!("{label}: slid {got:.7} m, closed form {want:.7} m, discrete {discrete:.7} m (mu {mu})");
+    assert!((got / want - 1.0).abs() < 0.01, "{label}: {got} vs {want}");
+    assert!((got - discrete).abs() < 1e-6, "{label}: {got} vs {discrete}");
+}
+
+/// A 2 m square floor mesh of two triangles in a fresh folder; its path.
+fn floor_obj(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("fricsim_{tag}_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let obj = dir.join("floor.obj");
+    std::fs::write(&obj, "v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nf 1 2 3\nf 1 3 4\n").unwrap();
+    obj
+}
+
 /// Backward Euler's slide at h = 1e-3 (module doc).
 fn discrete_slide(mu: f64) -> f64 {
     let (a, h) = (mu * G, 1e-3);
@@ -86,10 +103,7 @@ fn a_box_slides_along_a_plane_field_with_the_coefficient_the_field_gives_there()
         ("Sweep(center: (-1000.0, 0.0, 0.0), axis: (0.0, 0.0, 1.0), reference: (0.0, 1.0, 0.0))", MU_B),
     ] {
         let got = slide(field);
-        let (want, discrete) = (V0 * V0 / (2.0 * mu * G), discrete_slide(mu));
-        println!("{field}: slid {got:.7} m, closed form {want:.7} m, discrete {discrete:.7} m (mu {mu})");
-        assert!((got / want - 1.0).abs() < 0.01, "{field}: {got} vs {want}");
-        assert!((got - discrete).abs() < 1e-6, "{field}: {got} vs {discrete}");
+        assert_slide(field, mu, got);
     }
 }
 
@@ -111,10 +125,7 @@ fn a_cloth_slides_along_a_plane_field_with_the_coefficient_the_field_gives_there
     pipeline: Nonsmooth(solver: GaussSeidel, tolerance: 1e-10, max_iterations: 1000))"#
         );
         let got = cloth_slide(&text);
-        let (want, discrete) = (V0 * V0 / (2.0 * mu * G), discrete_slide(mu));
-        println!("cloth, {field}: slid {got:.7} m, closed form {want:.7} m (mu {mu})");
-        assert!((got / want - 1.0).abs() < 0.01, "{field}: {got} vs {want}");
-        assert!((got - discrete).abs() < 1e-6, "{field}: {got} vs {discrete}");
+        assert_slide(&format!("cloth, {field}"), mu, got);
     }
 }
 
@@ -123,10 +134,7 @@ fn a_cloth_slides_along_a_plane_field_with_the_coefficient_the_field_gives_there
 /// vertex. Same bounds.
 #[test]
 fn a_cloth_slides_along_a_mesh_collider_field_with_the_coefficient_the_field_gives_there() {
-    let dir = std::env::temp_dir().join(format!("fricsim_mesh_field_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let obj = dir.join("floor.obj");
-    std::fs::write(&obj, "v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nf 1 2 3\nf 1 3 4\n").unwrap();
+    let obj = floor_obj("mesh_field");
     for (field, mu) in [
         ("Radial(center: (-1000.0, 0.0, 0.0))", MU_T),
         ("Concentric(center: (-1000.0, 0.0, 0.0), axis: (0.0, 0.0, 1.0))", MU_B),
@@ -142,12 +150,9 @@ fn a_cloth_slides_along_a_mesh_collider_field_with_the_coefficient_the_field_giv
             path = obj.to_str().unwrap()
         );
         let got = cloth_slide(&text);
-        let (want, discrete) = (V0 * V0 / (2.0 * mu * G), discrete_slide(mu));
-        println!("cloth on a mesh, {field}: slid {got:.7} m, closed form {want:.7} m (mu {mu})");
-        assert!((got / want - 1.0).abs() < 0.01, "{field}: {got} vs {want}");
-        assert!((got - discrete).abs() < 1e-6, "{field}: {got} vs {discrete}");
+        assert_slide(&format!("cloth on a mesh, {field}"), mu, got);
     }
-    std::fs::remove_dir_all(&dir).ok();
+    std::fs::remove_dir_all(obj.parent().unwrap()).ok();
 }
 
 /// The box's slides in the Smooth pipeline on a mesh collider carrying the field (000's MLS field
@@ -155,10 +160,7 @@ fn a_cloth_slides_along_a_mesh_collider_field_with_the_coefficient_the_field_giv
 /// of the discrete slide.
 #[test]
 fn a_box_slides_along_a_smooth_mesh_field_with_the_coefficient_the_field_gives_there() {
-    let dir = std::env::temp_dir().join(format!("fricsim_smooth_field_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let obj = dir.join("floor.obj");
-    std::fs::write(&obj, "v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nf 1 2 3\nf 1 3 4\n").unwrap();
+    let obj = floor_obj("smooth_field");
     for (field, mu) in [
         ("Radial(center: (-1000.0, 0.0, 0.0))", MU_T),
         ("Concentric(center: (-1000.0, 0.0, 0.0), axis: (0.0, 0.0, 1.0))", MU_B),
@@ -173,12 +175,9 @@ fn a_box_slides_along_a_smooth_mesh_field_with_the_coefficient_the_field_gives_t
     pipeline: Smooth(field: (radius: 0.02)))"#,
             path = obj.to_str().unwrap()
         ));
-        let (want, discrete) = (V0 * V0 / (2.0 * mu * G), discrete_slide(mu));
-        println!("Smooth box on a mesh, {field}: slid {got:.7} m, closed form {want:.7} m (mu {mu})");
-        assert!((got / want - 1.0).abs() < 0.01, "{field}: {got} vs {want}");
-        assert!((got - discrete).abs() < 1e-6, "{field}: {got} vs {discrete}");
+        assert_slide(&format!("Smooth box on a mesh, {field}"), mu, got);
     }
-    std::fs::remove_dir_all(&dir).ok();
+    std::fs::remove_dir_all(obj.parent().unwrap()).ok();
 }
 
 /// A cloth carrying the field itself (`structure_field`, each triangle's direction taken at its
@@ -198,10 +197,7 @@ fn a_cloth_carrying_a_field_slides_with_the_coefficient_its_field_gives() {
     colliders: [ Plane(name: "floor", material: "felt") ],
     pipeline: Nonsmooth(solver: GaussSeidel, tolerance: 1e-10, max_iterations: 1000))"#
         ));
-        let (want, discrete) = (V0 * V0 / (2.0 * mu * G), discrete_slide(mu));
-        println!("cloth with its own field, {field}: slid {got:.7} m, closed form {want:.7} m (mu {mu})");
-        assert!((got / want - 1.0).abs() < 0.01, "{field}: {got} vs {want}");
-        assert!((got - discrete).abs() < 1e-6, "{field}: {got} vs {discrete}");
+        assert_slide(&format!("cloth with its own field, {field}"), mu, got);
     }
 }
 
