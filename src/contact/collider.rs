@@ -86,9 +86,7 @@ impl MeshCollider {
 
     /// Its structure direction (world axes, unnormalised) at world point `x` and time `t`.
     pub fn structure_at(&self, x: &Vector3<f64>, t: f64) -> Option<Vector3<f64>> {
-        let s = self.structure.as_ref()?;
-        let at = self.placement(t);
-        s.direction_at(&(at.rotation.transpose() * (x - at.center))).map(|d| at.rotation * d)
+        self.structure.as_ref()?.direction_in(&self.placement(t), x)
     }
 
     /// Its vertices in world coordinates at time `t` (animated, then placed).

@@ -107,6 +107,12 @@ impl Structure {
         }
     }
 
+    /// The world direction at world point `x` of this structure, given in the frame placed at
+    /// `at` (a collider's).
+    pub fn direction_in(&self, at: &crate::contact::collider::Placement, x: &Vector3<f64>) -> Option<Vector3<f64>> {
+        self.direction_at(&(at.rotation.transpose() * (x - at.center))).map(|d| at.rotation * d)
+    }
+
     /// A direction representative of the whole surface for output (`None` for textures, whose
     /// direction varies).
     pub fn uniform(&self) -> Option<Vector3<f64>> {
@@ -274,10 +280,6 @@ impl FrictionTable {
     pub fn compliance(&self, a: usize, b: usize) -> f64 {
         self.compliance[a * self.materials.len() + b]
     }
-    /// Whether any pair is cohesive.
-    pub fn any_cohesion(&self) -> bool {
-        self.cohesion.iter().any(Option::is_some)
-    }
     pub fn get(&self, a: usize, b: usize) -> SmoothFriction {
         self.laws[a * self.materials.len() + b]
     }
@@ -332,9 +334,7 @@ impl Model {
     /// Collider `k`'s structure direction (world axes, unnormalised) at world point `x` and time
     /// `t`: its field evaluated in the collider's frame, turned with it.
     pub fn collider_structure_at(&self, k: usize, x: &Vector3<f64>, t: f64) -> Option<Vector3<f64>> {
-        let s = self.collider_structure[k].as_ref()?;
-        let at = self.colliders[k].placement(t);
-        s.direction_at(&(at.rotation.transpose() * (x - at.center))).map(|d| at.rotation * d)
+        self.collider_structure[k].as_ref()?.direction_in(&self.colliders[k].placement(t), x)
     }
 
     /// Set the velocities `v` of scripted nodes for the step `[t, t + h]` from positions `x`:

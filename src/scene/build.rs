@@ -11,7 +11,7 @@ use crate::energy::{Lame, Material, TetElement};
 use crate::friction::smooth::SmoothFriction;
 use crate::mesh::{TetMesh, procedural, vtk_read};
 use crate::model::motion::{Motion, RigidKey};
-use crate::model::{FrictionTable, Model, PairExtras, Solid, State, Structure};
+use crate::model::{FrictionTable, Model, PairExtras, Solid, State};
 use nalgebra::{Matrix3, Rotation3, Unit, UnitQuaternion, Vector3};
 
 /// Rotation from degrees about world x, then y, then z.
@@ -261,17 +261,12 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         .map(|(k, name, material, path, scale, position, rotation, mo, animation, structure)| {
             let at = format!("colliders[{k}].path");
             let (vertices, triangles, animation) = mesh_surface(loaded, &at, path, *scale, animation.as_ref())?;
-            let structure = match structure {
-                None => None,
-                Some(StructureSpec::Direction(d)) => {
-                    let d = Vector3::from(*d);
-                    (d.norm() > 0.0).then(|| Structure::Direction(d.normalize()))
-                }
-                Some(f) => Some(
-                    rigid::procedural_structure(f, Vector3::zeros())
-                        .map_err(|e| error_at(&file, &format!("colliders[{k}].structure"), e))?,
-                ),
-            };
+            let structure = structure
+                .as_ref()
+                .map(|s| rigid::structure(s, Vector3::zeros()))
+                .transpose()
+                .map_err(|e| error_at(&file, &format!("colliders[{k}].structure"), e))?
+                .flatten();
             Ok(crate::contact::collider::MeshCollider {
                 name: name.clone(),
                 material: mat_index(material).unwrap_or(0),
@@ -301,17 +296,10 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         .filter(|(_, c)| !matches!(c, ColliderSpec::Mesh { .. }))
         .map(|(k, c)| match c {
             ColliderSpec::Plane { structure: Some(s), .. } | ColliderSpec::Box { structure: Some(s), .. } => {
-                let d = Vector3::from(*s);
-                Ok((d.norm() > 0.0).then(|| Structure::Direction(d.normalize())))
-            }
-            ColliderSpec::Plane { structure_field: Some(StructureSpec::Direction(s)), .. }
-            | ColliderSpec::Box { structure_field: Some(StructureSpec::Direction(s)), .. } => {
-                let d = Vector3::from(*s);
-                Ok((d.norm() > 0.0).then(|| Structure::Direction(d.normalize())))
+                Ok(rigid::structure(&StructureSpec::Direction(*s), Vector3::zeros()).ok().flatten())
             }
             ColliderSpec::Plane { structure_field: Some(f), .. }
-            | ColliderSpec::Box { structure_field: Some(f), .. } => rigid::procedural_structure(f, Vector3::zeros())
-                .map(Some)
+            | ColliderSpec::Box { structure_field: Some(f), .. } => rigid::structure(f, Vector3::zeros())
                 .map_err(|e| error_at(&file, &format!("colliders[{k}].structure_field"), e)),
             _ => Ok(None),
         })

@@ -147,20 +147,6 @@ pub fn build(
     let (verts, tris) = body.shape.tessellate(OUTPUT_SEGMENTS);
     let structure = match &spec.structure {
         None => None,
-        Some(StructureSpec::Direction(d)) => {
-            let d = Vector3::from(*d);
-            // The body frame is centered on the center of mass but keeps the shape's axes.
-            (d.norm() > 0.0).then(|| Structure::Direction(d.normalize()))
-        }
-        Some(
-            spec @ (StructureSpec::Radial { .. }
-            | StructureSpec::Concentric { .. }
-            | StructureSpec::Sweep { .. }
-            | StructureSpec::Expression { .. }),
-        ) => {
-            // Given in the shape's frame; the body frame is that shifted by `origin`.
-            Some(procedural_structure(spec, origin).map_err(|e| error_at(file, &format!("{field}.structure"), e))?)
-        }
         Some(StructureSpec::Texture { path }) => {
             let (RigidShapeSpec::Mesh { path: mesh_path, .. }, Some(mut mesh)) = (&spec.shape, surface) else {
                 return Err(error_at(
@@ -183,6 +169,9 @@ pub fn build(
                 .map_err(|e| error_at(file, &format!("{field}.structure.path"), e.to_string()))?;
             Some(Structure::Texture(Arc::new(TexturedSurface { texture, mesh })))
         }
+        // The body frame is centered on the center of mass but keeps the shape's axes: a field
+        // given in the shape's frame is shifted by `origin`.
+        Some(s) => structure(s, origin).map_err(|e| error_at(file, &format!("{field}.structure"), e))?,
     };
     let model = Rigid {
         name: spec.name.clone(),
@@ -197,12 +186,15 @@ pub fn build(
     Ok((model, body))
 }
 
-/// A procedural structure field (`Radial`, `Concentric`, `Sweep`, `Expression`) given in a frame
-/// whose origin sits at `offset` in the surface's own; a message for a degenerate one.
-pub(crate) fn procedural_structure(spec: &StructureSpec, offset: Vector3<f64>) -> Result<Structure, String> {
+/// A surface's structure from its spec, in a frame whose origin sits at `offset` in the
+/// surface's own: a unit `Direction` (`None` for a zero one, refused by validation) or a
+/// procedural field; a message for a degenerate field or a texture (only rigid `Mesh` bodies
+/// take those, built by their own path).
+pub(crate) fn structure(spec: &StructureSpec, offset: Vector3<f64>) -> Result<Option<Structure>, String> {
     use crate::friction::structure_field::StructureField as F;
     let v = |a: &[f64; 3]| Vector3::from(*a);
     let field = match spec {
+        StructureSpec::Direction(d) => return Ok(v(d).try_normalize(0.0).map(Structure::Direction)),
         StructureSpec::Radial { center } => F::radial(v(center)),
         StructureSpec::Concentric { center, axis } => {
             F::concentric(v(center), v(axis)).ok_or("a concentric field needs a non-zero `axis`")?
@@ -211,9 +203,9 @@ pub(crate) fn procedural_structure(spec: &StructureSpec, offset: Vector3<f64>) -
             F::sweep(v(center), v(axis), v(reference)).ok_or("a sweep field needs a non-zero `axis` and `reference`")?
         }
         StructureSpec::Expression { x, y, z } => F::expression(x, y, z)?,
-        StructureSpec::Direction(_) | StructureSpec::Texture { .. } => {
-            return Err("not a procedural field".into());
+        StructureSpec::Texture { .. } => {
+            return Err("this surface has no texture coordinates: use a direction or a procedural field".into());
         }
     };
-    Ok(Structure::Field { field: Arc::new(field), offset })
+    Ok(Some(Structure::Field { field: Arc::new(field), offset }))
 }

@@ -1,7 +1,7 @@
 //! Cloth and rod bodies of a scene: geometry, elements, lumped masses and initial frames.
 
 use super::build::{motion, rotation_from_degrees};
-use super::schema::{ClothMeshSpec, ClothSpec, CurvesSpec, KinematicSpec, RodsSpec, StructureSpec};
+use super::schema::{ClothMeshSpec, ClothSpec, CurvesSpec, KinematicSpec, RodsSpec};
 use super::{LoadedScene, SceneError, error_at};
 use crate::energy::bending::{HingeElement, hinge_stiffness};
 use crate::energy::membrane::{MembraneElement, MembraneMaterial};
@@ -99,19 +99,19 @@ pub fn cloth(
             let s = rot * Vector3::from(*s);
             cloth_structure(&triangles, &rest, |_| Some(s))
         }
-        (None, Some(f)) => {
-            let field = match f {
-                StructureSpec::Direction(d) => crate::model::Structure::Direction(Vector3::from(*d)),
-                f => super::rigid::procedural_structure(f, Vector3::zeros())
-                    .map_err(|e| error_at(&loaded.path, &format!("{field}.structure_field"), e))?,
-            };
+        (None, Some(f)) => match super::rigid::structure(f, Vector3::zeros())
+            .map_err(|e| error_at(&loaded.path, &format!("{field}.structure_field"), e))?
+        {
             // The field lives in the mesh's own frame: rest centroids back into it, directions out.
-            let inv = rot.inverse();
-            cloth_structure(&triangles, &rest, |tri: &[usize; 3]| {
-                let centroid = (rest[tri[0]] + rest[tri[1]] + rest[tri[2]]) / 3.0;
-                field.direction_at(&(inv * (centroid - t))).map(|d| rot * d)
-            })
-        }
+            Some(field) => {
+                let inv = rot.inverse();
+                cloth_structure(&triangles, &rest, |tri: &[usize; 3]| {
+                    let centroid = (rest[tri[0]] + rest[tri[1]] + rest[tri[2]]) / 3.0;
+                    field.direction_at(&(inv * (centroid - t))).map(|d| rot * d)
+                })
+            }
+            None => Vec::new(),
+        },
         (None, None) => Vec::new(),
     };
     let hinges = HingeElement::from_triangles(&triangles, &rest);

@@ -452,6 +452,14 @@ fn law(c: &mut Checks, p: &str, l: &FrictionLawSpec, epsilon: f64) {
         c.non_negative(&format!("{p}.cohesion.force"), co.force);
         c.positive(&format!("{p}.cohesion.range"), co.range, " (m)");
     }
+    if let Some(x) = l.compliance {
+        c.check(
+            &format!("{p}.compliance"),
+            x,
+            |v| (1e-15..=1.0).contains(&v),
+            "must be from 1e-15 to 1 (m/N: a contact stiffness from 1 to 1e15 N/m)",
+        );
+    }
     match (l.mu_t, l.mu_b) {
         (Some(t), Some(b)) => {
             c.non_negative(&format!("{p}.mu_t"), t);
@@ -897,7 +905,11 @@ fn rigid(c: &mut Checks, s: &Scene, p: &str, r: &RigidSpec, base_dir: &Path) {
         Some(StructureSpec::Texture { path }) => {
             file(c, &format!("{p}.structure.path"), path, &["png"], "a `.png` image", base_dir)
         }
-        Some(f) => procedural_field(c, &format!("{p}.structure"), f),
+        Some(f) => {
+            if let Err(why) = crate::scene::rigid::structure(f, nalgebra::Vector3::zeros()) {
+                c.push(format!("{p}.structure"), None, why);
+            }
+        }
         None => {}
     }
 }
@@ -905,23 +917,7 @@ fn rigid(c: &mut Checks, s: &Scene, p: &str, r: &RigidSpec, base_dir: &Path) {
 /// A cloth's structure direction: non-zero, and for a `Grid` (which lies in its local xy plane)
 /// with a non-zero in-plane part, else no triangle would have a tangential structure.
 fn cloth_structure(c: &mut Checks, p: &str, cl: &ClothSpec) {
-    if let Some(f) = &cl.structure_field {
-        if cl.structure.is_some() {
-            c.push(
-                format!("{p}.structure_field"),
-                None,
-                "give `structure` (a direction) or `structure_field`, not both",
-            );
-        }
-        match f {
-            StructureSpec::Texture { .. } => c.push(
-                format!("{p}.structure_field"),
-                Some("Texture(..)".into()),
-                "a cloth takes a direction or a procedural field",
-            ),
-            f => procedural_field(c, &format!("{p}.structure_field"), f),
-        }
-    }
+    direction_or_field(c, p, cl.structure.as_ref(), cl.structure_field.as_ref());
     let Some(d) = cl.structure else { return };
     if !d.iter().all(|x| x.is_finite()) {
         return;
@@ -1147,35 +1143,34 @@ fn rotates(m: &MotionSpec) -> bool {
     matches!(m, MotionSpec::Rigid { .. } | MotionSpec::Oscillate { .. } | MotionSpec::Spin { .. })
 }
 
-/// An analytic collider's structure: a direction or a procedural field, not both, and no texture
-/// (its surface has no texture coordinates).
-fn collider_structure(c: &mut Checks, p: &str, direction: Option<&Vec3>, field: Option<&StructureSpec>) {
+/// A plane's, box's or cloth's structure: `structure` (a direction, checked by the caller where
+/// it has more to say) or `structure_field`, not both.
+fn direction_or_field(c: &mut Checks, p: &str, direction: Option<&Vec3>, field: Option<&StructureSpec>) {
     if direction.is_some() && field.is_some() {
         c.push(format!("{p}.structure_field"), None, "give `structure` (a direction) or `structure_field`, not both");
     }
-    if let Some(d) = direction
-        && d.iter().all(|&x| x == 0.0)
-    {
-        c.push(format!("{p}.structure"), Some(fmt_v3(d)), "a structure direction must be non-zero");
-    }
-    match field {
-        Some(StructureSpec::Texture { .. }) => c.push(
-            format!("{p}.structure_field"),
-            Some("Texture(..)".into()),
-            "an analytic collider has no texture coordinates: use a direction or a procedural field",
-        ),
-        Some(f) => procedural_field(c, &format!("{p}.structure_field"), f),
-        None => {}
+    if let Some(f) = field {
+        surface_structure(c, &format!("{p}.structure_field"), f);
     }
 }
 
-/// A procedural structure field's parameters (a direction or a texture passes).
-fn procedural_field(c: &mut Checks, p: &str, f: &StructureSpec) {
-    if matches!(f, StructureSpec::Direction(_) | StructureSpec::Texture { .. }) {
-        return;
-    }
-    if let Err(why) = crate::scene::rigid::procedural_structure(f, nalgebra::Vector3::zeros()) {
-        c.push(p.to_string(), None, why);
+/// The structure of a surface without texture coordinates (colliders, cloth): a non-zero
+/// direction or a well-formed procedural field (what the build makes of it: `rigid::structure`).
+fn surface_structure(c: &mut Checks, p: &str, f: &StructureSpec) {
+    match f {
+        StructureSpec::Direction(d) if d.iter().all(|&x| x == 0.0) => {
+            c.push(p.to_string(), Some(fmt_v3(d)), "a structure direction must be non-zero")
+        }
+        StructureSpec::Texture { .. } => c.push(
+            p.to_string(),
+            Some("Texture(..)".into()),
+            "this surface has no texture coordinates: use a direction or a procedural field",
+        ),
+        f => {
+            if let Err(why) = crate::scene::rigid::structure(f, nalgebra::Vector3::zeros()) {
+                c.push(p.to_string(), None, why);
+            }
+        }
     }
 }
 
@@ -1196,7 +1191,10 @@ fn colliders(c: &mut Checks, s: &Scene, base_dir: &Path) {
         if let ColliderSpec::Plane { structure, structure_field, .. }
         | ColliderSpec::Box { structure, structure_field, .. } = col
         {
-            collider_structure(c, &p, structure.as_ref(), structure_field.as_ref());
+            direction_or_field(c, &p, structure.as_ref(), structure_field.as_ref());
+            if let Some(d) = structure {
+                surface_structure(c, &format!("{p}.structure"), &StructureSpec::Direction(*d));
+            }
         }
         let (material, motion_spec) = match col {
             ColliderSpec::Plane { material, motion, .. } => (material, motion),
@@ -1215,17 +1213,8 @@ fn colliders(c: &mut Checks, s: &Scene, base_dir: &Path) {
             }
             ColliderSpec::Mesh { material, path, scale, motion, animation, structure, .. } => {
                 c.positive(&format!("{p}.scale"), *scale, "");
-                match structure {
-                    Some(StructureSpec::Texture { .. }) => c.push(
-                        format!("{p}.structure"),
-                        Some("Texture(..)".into()),
-                        "a mesh collider takes a direction or a procedural field (textures: rigid `Mesh` bodies)",
-                    ),
-                    Some(StructureSpec::Direction(d)) if d.iter().all(|&x| x == 0.0) => {
-                        c.push(format!("{p}.structure"), Some(fmt_v3(d)), "a structure direction must be non-zero")
-                    }
-                    Some(f) => procedural_field(c, &format!("{p}.structure"), f),
-                    None => {}
+                if let Some(f) = structure {
+                    surface_structure(c, &format!("{p}.structure"), f);
                 }
                 mesh_collider_files(c, &p, path, animation.as_ref(), base_dir);
                 let rigid = s.bodies.iter().position(|b| matches!(b, BodySpec::Rigid(_)));
@@ -1429,9 +1418,7 @@ fn mls_field(c: &mut Checks, path: &str, kernel: crate::contact::implicit::Kerne
 /// Exact Coulomb friction has one coefficient (and `mu_t`, `mu_b`): the smoothed laws' extras
 /// would be ignored by the `pipeline` named.
 fn exact_coulomb_laws(c: &mut Checks, s: &Scene, pipeline: &str) {
-    let laws = std::iter::once(("friction.default".to_string(), s.friction.default))
-        .chain(s.friction.pairs.iter().enumerate().map(|(i, pr)| (format!("friction.pairs[{i}]"), pr.law())));
-    for (lp, l) in laws {
+    for (lp, l) in laws(s) {
         if l.mu_s.is_some() || l.v_s.is_some() || l.mu_v != 0.0 {
             c.push(
                 lp,
@@ -1469,13 +1456,17 @@ fn smooth(c: &mut Checks, s: &Scene, sm: &SmoothSpec) {
     exact_coulomb_laws(c, s, "Smooth");
 }
 
-/// Cohesion and compliance are terms of the exact contact law of `Nonsmooth` (and not of its
-/// variational rigid integrator nor the ADMM integrator, noted as `exclude`); elsewhere they would
-/// be ignored.
+/// Every friction law of the scene with its field path.
+fn laws(s: &Scene) -> impl Iterator<Item = (String, FrictionLawSpec)> + '_ {
+    std::iter::once(("friction.default".to_string(), s.friction.default))
+        .chain(s.friction.pairs.iter().enumerate().map(|(i, pr)| (format!("friction.pairs[{i}]"), pr.law())))
+}
+
+/// Cohesion and compliance are terms of the exact contact law of `Nonsmooth` (compliance not
+/// with its variational rigid integrator nor the ADMM integrator); elsewhere they would be
+/// ignored.
 fn nonsmooth_contact_terms(c: &mut Checks, s: &Scene, pipeline: &str) {
-    let laws = std::iter::once(("friction.default".to_string(), s.friction.default))
-        .chain(s.friction.pairs.iter().enumerate().map(|(i, pr)| (format!("friction.pairs[{i}]"), pr.law())));
-    for (lp, l) in laws {
+    for (lp, l) in laws(s) {
         for (term, given) in [("cohesion", l.cohesion.is_some()), ("compliance", l.compliance.is_some())] {
             if given && pipeline != "Nonsmooth" {
                 c.push(
@@ -1485,7 +1476,7 @@ fn nonsmooth_contact_terms(c: &mut Checks, s: &Scene, pipeline: &str) {
                 );
             }
         }
-        if let (Some(x), PipelineSpec::Nonsmooth(ns)) = (l.compliance, &s.pipeline) {
+        if let (Some(_), PipelineSpec::Nonsmooth(ns)) = (l.compliance, &s.pipeline) {
             if ns.integrator == RigidIntegratorSpec::Variational {
                 c.push(format!("{lp}.compliance"), None, "compliance is not available with `integrator: Variational`");
             }
@@ -1496,12 +1487,6 @@ fn nonsmooth_contact_terms(c: &mut Checks, s: &Scene, pipeline: &str) {
                     "compliance is not available with `nodal_integrator: Admm` (use `ProjectedNewton`)",
                 );
             }
-            c.check(
-                &format!("{lp}.compliance"),
-                x,
-                |v| (1e-15..=1.0).contains(&v),
-                "must be from 1e-15 to 1 (m/N: a contact stiffness from 1 to 1e15 N/m)",
-            );
         }
     }
 }

@@ -228,22 +228,23 @@ impl ElasticSplit {
             }
         }
         if self.matrix.as_ref().is_none_or(|(_, hm)| *hm != h) {
-            self.matrix = Some((self.build_matrix(model, stencils, free, n_free, h), h));
+            // `M (1 + h α)`: the exact equation's matrix, and the global matrix's first part.
             let alpha = model.node_rayleigh_alpha();
-            let t: Vec<_> = free
+            let mass: Vec<_> = free
                 .iter()
                 .enumerate()
                 .filter(|(_, fd)| **fd != usize::MAX)
-                .map(|(g, &fd)| Triplet::new(fd, fd, damped_mass(model, &alpha, g / 3, h)))
+                .map(|(g, &fd)| Triplet::new(fd, fd, model.node_mass[g / 3] * (1.0 + h * alpha[g / 3])))
                 .collect();
-            self.mass = Some(Csc::try_new_from_triplets(n_free, n_free, &t).expect("indices within the free dofs"));
+            self.matrix = Some((self.build_matrix(stencils, free, n_free, h, mass.clone()), h));
+            self.mass = Some(Csc::try_new_from_triplets(n_free, n_free, &mass).expect("indices within the free dofs"));
         }
     }
 
     /// Element `e`'s consensus weight for steps of length `h`: its stiffness-based weight times
     /// `1 + β/h`, as the dissipation adds `β/h` times the stiffness to the element's local
-    /// problem (with the undamped weight, ADMM crawled: 75 s instead of 0.3 s for the damped
-    /// oscillator of `tests/rayleigh_damping.rs` at β/h = 50).
+    /// problem (with the undamped weight, ADMM crawled: 75 s instead of 2 s for a damped
+    /// oscillator run of `tests/rayleigh_damping.rs` at β/h = 50).
     fn weight(&self, e: usize, h: f64) -> f64 {
         self.elements[e].weight * (1.0 + self.beta.get(e).map_or(0.0, |b| b / h))
     }
@@ -286,16 +287,19 @@ impl ElasticSplit {
                 .collect();
     }
 
-    /// `M (1 + h α) + h² Σ w_e D_eᵀ D_e` over free dofs: `D_eᵀ D_e` has `n − 1` on node 0's diagonal, 1 on
-    /// the others', −1 between node 0 and each other node (times the 3×3 identity).
-    fn build_matrix(&self, model: &Model, stencils: &[Stencil], free: &[usize], n_free: usize, h: f64) -> Csc {
-        let mut t = Vec::with_capacity(n_free + 21 * self.elements.len());
-        let alpha = model.node_rayleigh_alpha();
-        for (g, &fd) in free.iter().enumerate() {
-            if fd != usize::MAX {
-                t.push(Triplet::new(fd, fd, damped_mass(model, &alpha, g / 3, h)));
-            }
-        }
+    /// `mass` (the triplets of `M (1 + h α)`) plus `h² Σ w_e D_eᵀ D_e` over free dofs: `D_eᵀ D_e`
+    /// has `n − 1` on node 0's diagonal, 1 on the others', −1 between node 0 and each other node
+    /// (times the 3×3 identity).
+    fn build_matrix(
+        &self,
+        stencils: &[Stencil],
+        free: &[usize],
+        n_free: usize,
+        h: f64,
+        mass: Vec<Triplet<usize, usize, f64>>,
+    ) -> Csc {
+        let mut t = mass;
+        t.reserve(21 * self.elements.len());
         for (e, el) in self.elements.iter().enumerate() {
             let s = &stencils[el.stencil];
             let n = s.nn as usize;
@@ -319,11 +323,6 @@ impl ElasticSplit {
         }
         Csc::try_new_from_triplets(n_free, n_free, &t).expect("indices within the free dofs")
     }
-}
-
-/// Node `i`'s mass with its mass-proportional damping over a step: `m (1 + h α)`.
-fn damped_mass(model: &Model, alpha: &[f64], i: usize, h: f64) -> f64 {
-    model.node_mass[i] * (1.0 + h * alpha[i])
 }
 
 impl StepSplit<'_> {
