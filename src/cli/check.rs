@@ -130,7 +130,7 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
         let kin = model.kinematic.iter().flat_map(|k| &k.nodes).filter(|&&i| b.nodes.contains(&i)).count();
         let _ = writeln!(
             s,
-            "  solid '{}': {} nodes ({} kinematic), {} tets, {} surface triangles, mass {:.6} kg, material '{}' ({:?})",
+            "  solid '{}': {} nodes ({} kinematic), {} tets, {} surface triangles, mass {:.6} kg, material '{}' ({:?}){}",
             b.name,
             b.node_count(),
             kin,
@@ -138,7 +138,13 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
             b.surface.len(),
             b.mass,
             model.friction.materials[b.material],
-            b.elastic.model
+            b.elastic.model,
+            if b.structure.is_empty() {
+                String::new()
+            } else {
+                let n = b.structure.iter().filter(|c| **c != [0.0, 0.0]).count();
+                format!(", with structure on {n} surface triangles")
+            }
         );
     }
     for c in &model.colliders {

@@ -37,12 +37,35 @@ pub struct Solid {
     pub mass: f64,
     /// Volume-change penalty zone (001 §2.4), if the scene asks for one.
     pub volume: Option<crate::energy::volume::VolumeZone>,
+    /// Per boundary triangle, its matchstick structure as coefficients on its rest edges (see
+    /// [`triangle_structure`]); empty: the solid has none.
+    pub structure: Vec<[f64; 2]>,
+    /// Per boundary triangle, its rest area (weighting its structure at its nodes); empty with
+    /// `structure`.
+    pub surface_rest_area: Vec<f64>,
 }
 
 impl Solid {
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }
+
+    /// The structure direction `F s` of boundary triangle `k` at positions `x` (not normalized;
+    /// zero when the solid or the triangle has none).
+    pub fn triangle_structure(&self, k: usize, x: &[f64]) -> Vector3<f64> {
+        self.structure.get(k).map_or_else(Vector3::zeros, |c| triangle_structure(&self.surface[k], c, x))
+    }
+}
+
+/// The structure of triangle `tri` at positions `x` from its coefficients `(c1, c2)` on its rest
+/// edges: the same combination of its current edges, `c1 (x1 − x0) + c2 (x2 − x0)`, which is the
+/// rest structure mapped by the triangle's deformation gradient (zero for `(0, 0)`: none).
+pub fn triangle_structure(tri: &[usize; 3], &[c1, c2]: &[f64; 2], x: &[f64]) -> Vector3<f64> {
+    if c1 == 0.0 && c2 == 0.0 {
+        return Vector3::zeros();
+    }
+    let x0 = node(x, tri[0]);
+    (node(x, tri[1]) - x0) * c1 + (node(x, tri[2]) - x0) * c2
 }
 
 /// The scene data of a rigid body that stepping never changes. Its shape, mass and inertia live
@@ -160,14 +183,7 @@ impl Cloth {
     /// The structure direction `F s` of triangle `k` at positions `x` (not normalized; zero
     /// when the cloth or the triangle has none).
     pub fn triangle_structure(&self, k: usize, x: &[f64]) -> Vector3<f64> {
-        match self.structure.get(k) {
-            Some(&[c1, c2]) if c1 != 0.0 || c2 != 0.0 => {
-                let [a, b, c] = self.triangles[k];
-                let x0 = node(x, a);
-                (node(x, b) - x0) * c1 + (node(x, c) - x0) * c2
-            }
-            _ => Vector3::zeros(),
-        }
+        self.structure.get(k).map_or_else(Vector3::zeros, |c| triangle_structure(&self.triangles[k], c, x))
     }
 }
 

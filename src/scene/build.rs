@@ -211,6 +211,18 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                 Some(volume_zone(loaded, &field, vs, triangles, &q)?)
             }
         };
+        let mut rest = vec![Vector3::zeros(); offset];
+        rest.extend(mesh.vertices.iter().copied());
+        let structure = super::surface_structure::coefficients(
+            spec.structure.as_ref(),
+            spec.structure_field.as_ref(),
+            &surface,
+            &rest,
+            (&rot, &Vector3::from(spec.position)),
+        )
+        .map_err(|e| error_at(&file, &format!("{field}.structure_field"), e))?;
+        let area = |t: &[usize; 3]| 0.5 * (rest[t[1]] - rest[t[0]]).cross(&(rest[t[2]] - rest[t[0]])).norm();
+        let surface_rest_area = if structure.is_empty() { Vec::new() } else { surface.iter().map(area).collect() };
         solids.push(Solid {
             name: spec.name.clone(),
             material: mat_id,
@@ -222,6 +234,8 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             surface_nodes: mesh.surface_vertices().into_iter().map(global).collect(),
             mass: total,
             volume,
+            structure,
+            surface_rest_area,
         });
     }
     let mut node_is_kinematic = vec![false; node_mass.len()];

@@ -13,6 +13,7 @@ pub mod overrides;
 mod regions;
 mod rigid;
 pub mod schema;
+mod surface_structure;
 mod thin;
 pub mod validate;
 

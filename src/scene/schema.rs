@@ -523,6 +523,15 @@ pub struct SolidSpec {
     /// A volume-change penalty on this solid (001 §2.4; `Penalty` pipeline).
     #[serde(default)]
     pub volume: Option<VolumeSpec>,
+    /// Matchstick structure direction of the boundary in the mesh's own coordinates, before
+    /// `rotation` (003; `Nonsmooth`): each boundary triangle takes its in-plane part and
+    /// carries it with its deformation.
+    #[serde(default)]
+    pub structure: Option<Vec3>,
+    /// A procedural structure field in the mesh's own coordinates instead (each boundary
+    /// triangle takes it at its rest centroid, then carries it like `structure`).
+    #[serde(default)]
+    pub structure_field: Option<StructureSpec>,
 }
 
 /// The volume-change penalty of 001 §2.4 on a solid's enclosed volume.

@@ -94,26 +94,14 @@ pub fn cloth(
     let mut rest = vec![Vector3::zeros(); offset];
     rest.extend(x.iter().copied());
     let membrane = MembraneElement::from_triangles(&triangles, &rest);
-    let structure = match (&spec.structure, &spec.structure_field) {
-        (Some(s), _) => {
-            let s = rot * Vector3::from(*s);
-            cloth_structure(&triangles, &rest, |_| Some(s))
-        }
-        (None, Some(f)) => match super::rigid::structure(f, Vector3::zeros())
-            .map_err(|e| error_at(&loaded.path, &format!("{field}.structure_field"), e))?
-        {
-            // The field lives in the mesh's own frame: rest centroids back into it, directions out.
-            Some(field) => {
-                let inv = rot.inverse();
-                cloth_structure(&triangles, &rest, |tri: &[usize; 3]| {
-                    let centroid = (rest[tri[0]] + rest[tri[1]] + rest[tri[2]]) / 3.0;
-                    field.direction_at(&(inv * (centroid - t))).map(|d| rot * d)
-                })
-            }
-            None => Vec::new(),
-        },
-        (None, None) => Vec::new(),
-    };
+    let structure = super::surface_structure::coefficients(
+        spec.structure.as_ref(),
+        spec.structure_field.as_ref(),
+        &triangles,
+        &rest,
+        (&rot, &t),
+    )
+    .map_err(|e| error_at(&loaded.path, &format!("{field}.structure_field"), e))?;
     let hinges = HingeElement::from_triangles(&triangles, &rest);
     let mut mass = vec![0.0; x.len()];
     for el in &membrane {
@@ -146,38 +134,6 @@ pub fn cloth(
         volume,
         structure,
     })
-}
-
-/// Per triangle, the coefficients `(c1, c2)` of the in-plane part of its rest structure `s`
-/// (world axes, from `direction`; `None`: none) on the rest edges `E1 = X1 − X0`,
-/// `E2 = X2 − X0`: the least-squares solution of `[E1 E2] c = s`, i.e. `c = G⁻¹ (E1·s, E2·s)`
-/// with the Gram matrix `G`, which is the orthogonal projection of `s` onto the triangle's plane.
-/// A triangle whose plane is within [`MIN_TANGENTIAL_FRACTION`] of normal to `s` (or is
-/// degenerate) gets `(0, 0)`: no structure.
-fn cloth_structure(
-    triangles: &[[usize; 3]],
-    rest: &[Vector3<f64>],
-    direction: impl Fn(&[usize; 3]) -> Option<Vector3<f64>>,
-) -> Vec<[f64; 2]> {
-    use crate::friction::matchstick::MIN_TANGENTIAL_FRACTION;
-    triangles
-        .iter()
-        .map(|t| {
-            let Some(s) = direction(t).and_then(|s| s.try_normalize(1e-300)) else { return [0.0, 0.0] };
-            let (e1, e2) = (rest[t[1]] - rest[t[0]], rest[t[2]] - rest[t[0]]);
-            let (g11, g12, g22) = (e1.dot(&e1), e1.dot(&e2), e2.dot(&e2));
-            let det = g11 * g22 - g12 * g12;
-            let (b1, b2) = (e1.dot(&s), e2.dot(&s));
-            let c = [(g22 * b1 - g12 * b2) / det, (g11 * b2 - g12 * b1) / det];
-            let inplane = e1 * c[0] + e2 * c[1];
-            // |inplane| is the cosine of the angle between s and the plane (s is unit).
-            if det > 0.0 && c.iter().all(|x| x.is_finite()) && inplane.norm() > MIN_TANGENTIAL_FRACTION {
-                c
-            } else {
-                [0.0, 0.0]
-            }
-        })
-        .collect()
 }
 
 pub fn rods(

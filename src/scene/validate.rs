@@ -665,6 +665,7 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
         if let Some(vol) = &b.volume {
             volume(c, &format!("{p}.volume"), vol, nonsmooth);
         }
+        solid_structure(c, &p, b, nonsmooth);
     }
     let bodies = s.bodies.iter().enumerate().map(|(i, b)| (format!("bodies[{i}]"), b.name()));
     let colliders = s.colliders.iter().enumerate().map(|(i, col)| (format!("colliders[{i}]"), collider_name(col)));
@@ -933,6 +934,28 @@ fn cloth_structure(c: &mut Checks, p: &str, cl: &ClothSpec) {
             format!("{p}.structure"),
             Some(fmt_v3(&d)),
             "a Grid cloth lies in its local xy plane: the structure direction needs a non-zero x or y component",
+        );
+    }
+}
+
+/// A tet solid's boundary structure: a non-zero direction or a well-formed field, not both,
+/// and only where it acts (the `Nonsmooth` pipeline's nodal contacts).
+fn solid_structure(c: &mut Checks, p: &str, b: &crate::scene::schema::SolidSpec, nonsmooth: bool) {
+    direction_or_field(c, p, b.structure.as_ref(), b.structure_field.as_ref());
+    if let Some(d) = b.structure.filter(|d| d.iter().all(|x| *x == 0.0)) {
+        c.push(
+            format!("{p}.structure"),
+            Some(fmt_v3(&d)),
+            "a structure direction must be non-zero (leave `structure` out for an isotropic solid)",
+        );
+    }
+    if !nonsmooth && (b.structure.is_some() || b.structure_field.is_some()) {
+        let which = if b.structure.is_some() { "structure" } else { "structure_field" };
+        c.push(
+            format!("{p}.{which}"),
+            None,
+            "a solid's matchstick structure acts in `pipeline: Nonsmooth(..)` only (the other pipelines' \
+             contacts with solids are isotropic)",
         );
     }
 }

@@ -21,10 +21,11 @@
 //! against any surface). Structure directions, at the step's start positions:
 //! - rods: the tangent — at a node the bisector of its two edges (sum of the unit edge
 //!   vectors), on an edge the edge itself (friction along vs across the fibre);
-//! - cloth with `structure`: each triangle carries its rest direction mapped by its deformation
+//! - cloth and tet solids with `structure`: each (boundary) triangle carries its rest
+//!   direction mapped by its deformation
 //!   gradient, `F s`; a contact on a triangle's interior uses that triangle's, a node the
 //!   rest-area-weighted mean of its triangles', an edge the contact-weighted mean of its nodes';
-//! - colliders (Plane, Box) and rigid bodies: their `structure`; elastic solids: none.
+//! - colliders (Plane, Box) and rigid bodies: their `structure`.
 //!
 //! Otherwise the cone is the isotropic `mu` in the contact's default frame, bit for bit as
 //! without anisotropy. Every solver of the step takes elliptic cones: ADMM's projection uses
@@ -200,8 +201,9 @@ pub struct NodalStep {
     node_dir: Vec<Vector3<f64>>,
     /// Per node: whether it is a rod node (a rod edge's structure is the edge itself).
     rod_node: Vec<bool>,
-    /// Per contact-mesh triangle: `(cloth, triangle)` of a cloth with structure, if it is one.
-    mesh_cloth_tri: Vec<Option<(usize, usize)>>,
+    /// Per contact-mesh triangle: its nodes and structure coefficients on its rest edges
+    /// (`model::triangle_structure`), if it belongs to a structured cloth or solid boundary.
+    mesh_structure: Vec<Option<([usize; 3], [f64; 2])>>,
     /// The ADMM integrator's per-element state (`nodal_integrator: Admm`), built at its first step.
     split: Option<ElasticSplit>,
     /// The nodal mass per unknown of the global problem (rigid bodies' unknowns not included),
@@ -232,10 +234,13 @@ impl NodalStep {
         let mut builder = ContactMeshBuilder::new();
         // Contact-mesh triangles are numbered in insertion order: solids' surfaces, then cloths,
         // then mesh colliders.
-        let mut mesh_cloth_tri = Vec::new();
+        let mut mesh_structure = Vec::new();
+        let structured = |tris: &[[usize; 3]], coeffs: &[[f64; 2]]| -> Vec<Option<([usize; 3], [f64; 2])>> {
+            (0..tris.len()).map(|k| coeffs.get(k).map(|c| (tris[k], *c))).collect()
+        };
         let mut rod_node = vec![false; model.node_count()];
         for solid in &model.solids {
-            mesh_cloth_tri.extend(std::iter::repeat_n(None, solid.surface.len()));
+            mesh_structure.extend(structured(&solid.surface, &solid.structure));
             for i in solid.nodes.clone() {
                 node_material[i] = solid.material;
             }
@@ -244,9 +249,8 @@ impl NodalStep {
             let obj = builder.add_object(false);
             builder.add_surface(obj, &solid.surface, 0.0).map_err(|e| format!("solid '{}': {e}", solid.name))?;
         }
-        for (ci, c) in model.cloths.iter().enumerate() {
-            let structured = !c.structure.is_empty();
-            mesh_cloth_tri.extend((0..c.triangles.len()).map(|k| structured.then_some((ci, k))));
+        for c in &model.cloths {
+            mesh_structure.extend(structured(&c.triangles, &c.structure));
             for i in c.nodes.clone() {
                 node_material[i] = c.material;
                 thin_nodes.push((i, 0.5 * c.thickness, c.material));
@@ -272,7 +276,7 @@ impl NodalStep {
         // of prescribed nodes, left out).
         let surfaces = model.mesh_colliders.iter().filter(|m| !m.nodes.is_empty());
         for m in surfaces.clone() {
-            mesh_cloth_tri.extend(std::iter::repeat_n(None, m.node_triangles.len()));
+            mesh_structure.extend(std::iter::repeat_n(None, m.node_triangles.len()));
             for i in m.nodes.clone() {
                 node_material[i] = m.material;
             }
@@ -286,13 +290,10 @@ impl NodalStep {
         let mesh = if has_mesh { Some(builder.build().map_err(|e| e.to_string())?) } else { None };
         if let Some(m) = &mesh {
             // The numbering assumed above; a mismatch would attach structures to wrong triangles.
-            let ok = m.triangle_count() == mesh_cloth_tri.len()
-                && mesh_cloth_tri
-                    .iter()
-                    .enumerate()
-                    .all(|(t, ct)| ct.is_none_or(|(c, k)| m.triangle(t as u32) == model.cloths[c].triangles[k]));
+            let ok = m.triangle_count() == mesh_structure.len()
+                && mesh_structure.iter().enumerate().all(|(t, s)| s.is_none_or(|(tri, _)| m.triangle(t as u32) == tri));
             if !ok {
-                return Err("internal: contact-mesh triangles are not in cloth order".into());
+                return Err("internal: contact-mesh triangles are not in body order".into());
             }
         }
         let elastic = ElasticAssembly::new(model, &free, n_free)?;
@@ -315,7 +316,7 @@ impl NodalStep {
             aniso: model.friction.any_anisotropy(),
             node_dir: vec![Vector3::zeros(); model.node_count()],
             rod_node,
-            mesh_cloth_tri,
+            mesh_structure,
             erp,
             slop,
             rigid_off,
@@ -533,12 +534,20 @@ impl NodalStep {
     }
 
     /// Structure directions of every node at positions `x` (module doc): rod tangents and the
-    /// rest-area-weighted mean of the structured cloth triangles around a node.
+    /// rest-area-weighted mean of the structured cloth and solid-boundary triangles around a node.
     fn update_structure(&mut self, model: &Model, x: &[f64]) {
         self.node_dir.fill(Vector3::zeros());
         for c in model.cloths.iter().filter(|c| !c.structure.is_empty()) {
             for (k, (tri, el)) in c.triangles.iter().zip(&c.membrane).enumerate() {
                 let d = c.triangle_structure(k, x) * el.rest_area;
+                for &i in tri {
+                    self.node_dir[i] += d;
+                }
+            }
+        }
+        for s in model.solids.iter().filter(|s| !s.structure.is_empty()) {
+            for (k, (tri, area)) in s.surface.iter().zip(&s.surface_rest_area).enumerate() {
+                let d = s.triangle_structure(k, x) * *area;
                 for &i in tri {
                     self.node_dir[i] += d;
                 }
@@ -569,14 +578,14 @@ impl NodalStep {
         let collider = |i: usize| model.mesh_colliders.iter().find(|m| m.nodes.contains(&i) && m.structure.is_some());
         let on_collider =
             |i: usize| collider(i).map(|m| m.structure_at(&node(x, nd[0]), t).unwrap_or_else(Vector3::zeros));
-        let (s_a, s_b) = self.body_structures(model, x, c);
+        let (s_a, s_b) = self.body_structures(x, c);
         (on_collider(nd[0]).unwrap_or(s_a), on_collider(second).unwrap_or(s_b))
     }
 
     /// The structures of the two sides of a mesh contact from the nodal bodies: a vertex's own,
     /// an edge's (a rod edge itself; otherwise its nodes' weighted by the contact weights), a
     /// triangle's `F s`; zero elsewhere.
-    fn body_structures(&self, model: &Model, x: &[f64], c: &NodalContact) -> (Vector3<f64>, Vector3<f64>) {
+    fn body_structures(&self, x: &[f64], c: &NodalContact) -> (Vector3<f64>, Vector3<f64>) {
         let (nd, w) = (&c.nodes, &c.weights);
         let edge = |a: usize, b: usize, wa: f64, wb: f64| {
             if self.rod_node[a] && self.rod_node[b] {
@@ -587,8 +596,8 @@ impl NodalStep {
         };
         match c.kind {
             ContactKind::VertexFace => {
-                let tri = match self.mesh_cloth_tri.get(c.features[1]) {
-                    Some(&Some((ci, k))) => model.cloths[ci].triangle_structure(k, x),
+                let tri = match self.mesh_structure.get(c.features[1]) {
+                    Some(Some((tri, coeffs))) => crate::model::triangle_structure(tri, coeffs, x),
                     _ => Vector3::zeros(),
                 };
                 (self.node_dir[nd[0]], tri)
