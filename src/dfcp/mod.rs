@@ -28,6 +28,7 @@ pub mod block_rows;
 pub mod cohesion;
 pub mod coloring;
 pub mod compliance;
+pub mod contact_scaling;
 pub mod diagnostics;
 pub mod dispatch;
 pub mod fb_newton;

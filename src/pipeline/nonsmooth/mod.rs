@@ -29,6 +29,7 @@ pub mod warm;
 use super::{ContactPoint, Pipeline, StepError, StepStats};
 use crate::dfcp::cohesion::Cohesion;
 use crate::dfcp::compliance::Compliance;
+use crate::dfcp::contact_scaling::ContactScaling;
 use crate::dfcp::problem::LocalProblem;
 use crate::dfcp::solver::{SolveReport, SolverOptions};
 use crate::dfcp::staggered_projections::{SpCone, SpContactQp, SpParams, SpStop};
@@ -68,8 +69,28 @@ pub struct NonsmoothPipeline {
     u: Vec<f64>,
 }
 
-/// Solve `p` with the scene's solver; `r` holds the warm start on entry.
+/// Solve `p` with the scene's solver; `r` holds the warm start on entry. The solver works on
+/// the problem scaled per contact to consistent units (`dfcp::contact_scaling`), so that its
+/// stopping test, and the residual it reports, measure the physics; `r` and `u` come back in
+/// the problem's own units.
 pub fn solve(
+    solver: DfcpSolverSpec,
+    p: &LocalProblem,
+    r: &mut [f64],
+    u: &mut [f64],
+    opts: &SolverOptions,
+) -> SolveReport {
+    let scaling = ContactScaling::of(p);
+    // The scaled problem has the sizes of `p`; should building it fail, the unscaled one is
+    // solved rather than none.
+    let Ok(scaled) = scaling.local(p) else { return solve_unscaled(solver, p, r, u, opts) };
+    scaling.to_scaled_impulse(r);
+    let report = solve_unscaled(solver, &scaled, r, u, opts);
+    scaling.to_original(r, u);
+    report
+}
+
+fn solve_unscaled(
     solver: DfcpSolverSpec,
     p: &LocalProblem,
     r: &mut [f64],

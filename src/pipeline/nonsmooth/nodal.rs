@@ -47,6 +47,7 @@ use crate::contact::rigid::{Participant, frame};
 use crate::dfcp::admm::{self, AdmmParams};
 use crate::dfcp::cohesion::Cohesion;
 use crate::dfcp::compliance::Compliance;
+use crate::dfcp::contact_scaling::ContactScaling;
 use crate::dfcp::global_reduction::Reduced;
 use crate::dfcp::problem::{Csc, GlobalProblem};
 use crate::dfcp::residual::global_error;
@@ -92,8 +93,16 @@ fn solve_global(
     // after the back-substitution. Tightened by 10x so that the global measure meets `tol`.
     let mut local = SolverOptions { tol: opts.tol * 0.1, ..opts.clone() };
     let mut rep = super::solve(solver, &red.local, r, &mut u, &local);
+    // The global measure in the units the local solve stops in (`dfcp::contact_scaling`).
+    let scaling = ContactScaling::of(&red.local);
+    let scaled = scaling.global(g)?;
+    let error = |r: &[f64], v: &[f64]| {
+        let mut rs = r.to_vec();
+        scaling.to_scaled_impulse(&mut rs);
+        global_error(&scaled, &rs, v)
+    };
     red.velocity(g, r, v);
-    let mut e = global_error(g, r, v);
+    let mut e = error(r, v);
     // The two measures are scaled differently; tighten once more (from where it stopped) if the
     // global one is still above the tolerance.
     if e.total > opts.tol && rep.converged {
@@ -101,7 +110,7 @@ fn solve_global(
         let more = super::solve(solver, &red.local, r, &mut u, &local);
         rep = crate::dfcp::solver::SolveReport { iterations: rep.iterations + more.iterations, ..more };
         red.velocity(g, r, v);
-        e = global_error(g, r, v);
+        e = error(r, v);
     }
     rep.residual_abs = e.natmap_abs;
     rep.residual_rel = e.total;
