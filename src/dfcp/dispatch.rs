@@ -186,6 +186,7 @@ pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions
             "{probe}, admm-local {} iterations (rel {:.1e}), then fb {} iterations: {}",
             admm.iterations, admm.residual_rel, fb.iterations, fb.message
         ),
+        prox: None,
     }
 }
 

@@ -10,7 +10,7 @@
 
 use super::problem::LocalProblem;
 use super::residual::local_error;
-use super::solver::{SolveReport, SolverOptions, check_buffers};
+use super::solver::{ProxCounts, SolveReport, SolverOptions, check_buffers};
 use crate::friction::cone::project_ellipse;
 use std::time::Instant;
 
@@ -104,13 +104,7 @@ pub fn solve_with(
     }
     p.velocity(r, u);
     err = local_error(p, r, u);
-    SolveReport::finish(
-        NAME,
-        &err,
-        opts,
-        it,
-        start,
-        reason,
-        format_args!("{sweeps} sweeps, {rejections} rejected (r-factor x{} each)", prm.nu),
-    )
+    let counts = ProxCounts { sweeps, rejected: rejections };
+    let details = format_args!("{sweeps} sweeps, {rejections} rejected (r-factor x{} each)", prm.nu);
+    SolveReport { prox: Some(counts), ..SolveReport::finish(NAME, &err, opts, it, start, reason, details) }
 }

@@ -53,6 +53,26 @@ pub struct SolveReport {
     pub time: Duration,
     /// Why it stopped, and solver-specific statistics.
     pub message: String,
+    /// PROX's own counts (003 Algorithm 2), when PROX solved.
+    pub prox: Option<ProxCounts>,
+}
+
+/// What PROX did in a solve: its Gauss–Seidel sweeps, and the sweeps it rejected because the
+/// error grew (each a divergence, answered by multiplying every r-factor by ν).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ProxCounts {
+    pub sweeps: usize,
+    pub rejected: usize,
+}
+
+impl ProxCounts {
+    /// The counts of two solves of one step together.
+    pub fn add(a: Option<ProxCounts>, b: Option<ProxCounts>) -> Option<ProxCounts> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(ProxCounts { sweeps: a.sweeps + b.sweeps, rejected: a.rejected + b.rejected }),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 impl std::fmt::Display for SolveReport {
@@ -94,6 +114,7 @@ impl SolveReport {
             residual_rel: err.rel,
             time: start.elapsed(),
             message: format!("{reason}; {details}"),
+            prox: None,
         }
     }
 }
@@ -150,5 +171,6 @@ pub(crate) fn rejected(solver: &'static str, message: String) -> SolveReport {
         residual_rel: f64::NAN,
         time: Duration::ZERO,
         message,
+        prox: None,
     }
 }

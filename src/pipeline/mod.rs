@@ -36,6 +36,10 @@ pub struct StepStats {
     pub detection_s: f64,
     /// Iterations of the contact solver (nonsmooth pipeline).
     pub solver_iterations: usize,
+    /// PROX's sweeps and rejected sweeps (divergences, each answered by an r-factor
+    /// reduction) over the step's solves (`solver: Prox`).
+    pub prox_sweeps: usize,
+    pub prox_rejections: usize,
     /// Contacts whose solve started from the previous step's force.
     pub warm_started: usize,
     /// Contacts added by continuous collision detection (during the ADMM iterations or after
@@ -54,6 +58,15 @@ pub struct StepStats {
 }
 
 impl StepStats {
+    /// Count a contact solve's work: its iterations, and PROX's sweeps and rejections.
+    pub fn add_solve(&mut self, report: &crate::dfcp::solver::SolveReport) {
+        self.solver_iterations += report.iterations;
+        if let Some(p) = report.prox {
+            self.prox_sweeps += p.sweeps;
+            self.prox_rejections += p.rejected;
+        }
+    }
+
     /// Add the work counters and times of another solve (e.g. a failed attempt).
     pub fn add_work(&mut self, s: &StepStats) {
         self.newton_iterations += s.newton_iterations;
@@ -65,6 +78,8 @@ impl StepStats {
         self.linear_solve_s += s.linear_solve_s;
         self.detection_s += s.detection_s;
         self.solver_iterations += s.solver_iterations;
+        self.prox_sweeps += s.prox_sweeps;
+        self.prox_rejections += s.prox_rejections;
         self.projections += s.projections;
         self.projection_passes += s.projection_passes;
     }

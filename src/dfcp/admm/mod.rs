@@ -504,6 +504,7 @@ pub fn solve_detecting(
             err.eq_rel,
             if accelerated { format!(", accelerated ({restarts} restarts)") } else { String::new() }
         ),
+        prox: None,
     };
     Ok(AdmmReport { report, delta_inf_met: prm.eps_inf.is_some_and(|e| delta_inf <= e), projection_s })
 }

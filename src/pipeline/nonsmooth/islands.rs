@@ -161,6 +161,7 @@ fn join(reports: Vec<Result<SolveReport, String>>, islands: usize, start: Instan
     let mut worst = String::new();
     let (mut iterations, mut rel, mut abs_sq) = (0, 0.0f64, 0.0);
     let mut solver = "islands";
+    let mut prox = None;
     for rep in &reports {
         match rep {
             Ok(rep) => {
@@ -168,6 +169,7 @@ fn join(reports: Vec<Result<SolveReport, String>>, islands: usize, start: Instan
                 iterations = iterations.max(rep.iterations);
                 rel = rel.max(rep.residual_rel);
                 abs_sq += rep.residual_abs * rep.residual_abs;
+                prox = crate::dfcp::solver::ProxCounts::add(prox, rep.prox);
                 if !rep.converged {
                     failed += 1;
                     worst = rep.to_string();
@@ -193,5 +195,6 @@ fn join(reports: Vec<Result<SolveReport, String>>, islands: usize, start: Instan
         residual_rel: rel,
         time: start.elapsed(),
         message,
+        prox,
     }
 }

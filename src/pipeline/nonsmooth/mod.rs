@@ -415,7 +415,7 @@ impl NonsmoothPipeline {
         } else {
             solve(solver, &problem, &mut self.r, &mut self.u, &opts)
         };
-        stats.solver_iterations += report.iterations;
+        stats.add_solve(&report);
         stats.final_residual = report.residual_rel;
         if self.spec.diagnostics {
             let k = solver.samples().unwrap_or(lemke_st::DEFAULT_SAMPLES);

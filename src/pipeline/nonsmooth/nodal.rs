@@ -108,7 +108,8 @@ fn solve_global(
     if e.total > opts.tol && rep.converged {
         local.tol = rep.residual_rel.min(local.tol) * 0.5 * opts.tol / e.total;
         let more = super::solve(solver, &red.local, r, &mut u, &local);
-        rep = crate::dfcp::solver::SolveReport { iterations: rep.iterations + more.iterations, ..more };
+        let prox = crate::dfcp::solver::ProxCounts::add(rep.prox, more.prox);
+        rep = crate::dfcp::solver::SolveReport { iterations: rep.iterations + more.iterations, prox, ..more };
         red.velocity(g, r, v);
         e = error(r, v);
     }
@@ -824,7 +825,7 @@ impl NodalStep {
                         Ok((rep, projection_s)) => {
                             stats.projection_s += projection_s;
                             stats.linear_solve_s -= projection_s;
-                            stats.solver_iterations += rep.iterations;
+                            stats.add_solve(&rep);
                             stats.final_residual = rep.residual_rel;
                             if !rep.converged {
                                 stats.converged = false;
