@@ -2,7 +2,7 @@
 //! (`dfcp::contact_scaling`). FCLib's mixed measure adds impulses (N s) to velocities (m/s):
 //! on a light body it accepts impulses that throw the body off. Here a single hair (13 nodes of
 //! 0.36 mg) laid over a fixed ball: with the mixed measure at the scene tolerance 1e-5 the
-//! default solver left it with impulses of ~1e-10 N s on separating contacts, warm start
+//! default solver left it with impulses of ~1e-10 N s on separating contacts, its warm start
 //! passed the test again each step, and after 0.2 s the hair was 3.5 cm off the ball at
 //! 0.25 m/s (at 1e-9 the solver could not converge at all). With the scaled measure it rests.
 
