@@ -17,20 +17,32 @@
 //! (1 + ω²h²)^(−1/2) per step: e^(−15.4) = 2e-7 left after 400 steps), asserted 1e-5. A
 //! stiffer floor (k × 10) sinks 10 times less.
 
+#[path = "support/scene_run.rs"]
+mod scene_run;
+
 use fricsim::simulation::Simulation;
+use scene_run::scene_file;
 
 const G: f64 = 9.81;
 
 fn run(text: &str, steps: usize) -> Simulation {
-    let loaded = fricsim::scene::parse_scene_str(text, "terms", std::path::Path::new("."), &[])
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Simulation::new(model, state);
+    let mut sim = scene_run::simulation(text);
     for _ in 0..steps {
         let st = sim.step().expect("finite");
         assert!(st.converged, "{:?}", st.failure);
     }
     sim
+}
+
+/// A body held by `factor` times the cohesion that carries it hangs (moves below 1 µm) iff
+/// `factor > 1`, and otherwise falls (more than 1 cm).
+fn hangs_iff_carried(label: &str, factor: f64, drop: f64) {
+    println!("{label}: drop {drop:e} m");
+    if factor > 1.0 {
+        assert!(drop.abs() < 1e-6, "{label}: hangs, dropped {drop}");
+    } else {
+        assert!(drop > 1e-2, "{label}: falls, dropped only {drop}");
+    }
 }
 
 /// A 0.1 m steel-like box (2 kg) pressed against a ceiling (a plane turned upside down at
@@ -55,12 +67,7 @@ fn a_box_hangs_under_a_ceiling_iff_its_weight_is_below_the_cohesion() {
             );
             let sim = run(&text, 300);
             let drop = 1.0 - side / 2.0 - sim.state.rigid[0].position.z;
-            println!("{solver}, ξ = {factor} m g / 4: drop {drop:e} m");
-            if factor > 1.0 {
-                assert!(drop.abs() < 1e-6, "{solver}: hangs at {factor} m g / 4, dropped {drop}");
-            } else {
-                assert!(drop > 1e-2, "{solver}: falls at {factor} m g / 4, dropped only {drop}");
-            }
+            hangs_iff_carried(&format!("{solver}, ξ = {factor} m g / 4"), factor, drop);
         }
     }
 }
@@ -86,12 +93,7 @@ fn a_rod_hangs_under_a_ceiling_iff_its_weight_is_below_the_cohesion() {
             );
             let sim = run(&text, 300);
             let drop = z - 0.5 * (sim.state.q[2] + sim.state.q[5]);
-            println!("{solver}, ξ = {factor} m_node g: drop {drop:e} m");
-            if factor > 1.0 {
-                assert!(drop.abs() < 1e-6, "{solver}: hangs at {factor} m g, dropped {drop}");
-            } else {
-                assert!(drop > 1e-2, "{solver}: falls at {factor} m g, dropped only {drop}");
-            }
+            hangs_iff_carried(&format!("{solver}, ξ = {factor} m_node g"), factor, drop);
         }
     }
 }
@@ -178,10 +180,7 @@ fn bad_cohesion_and_compliance_are_refused() {
 /// the spheres still 0.5 mm apart), the pinched node's largest distance from the pinch point and
 /// its largest speed, and the steps that missed the tolerance.
 fn pinch(overrides: &[String]) -> (f64, f64, usize) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/pinched_cloth.ron");
-    let loaded = fricsim::scene::load_scene(&path, overrides).unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Simulation::new(model, state);
+    let mut sim = scene_file("pinched_cloth.ron", overrides);
     // The 11 x 11 grid's middle node, under the spheres' poles at the origin.
     let centre = 5 * 11 + 5;
     let (mut off, mut speed, mut missed) = (0.0f64, 0.0f64, 0);
@@ -222,10 +221,7 @@ fn a_pinched_cloth_holds_still_with_or_without_compliance() {
 /// ball (a node within 1 mm of it) at any 50th step, and the fraction of hair nodes on it at
 /// the end, when the rocking ball is upright again.
 fn rocked_hair(overrides: &[String]) -> (usize, f64) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/cohesive_hair.ron");
-    let loaded = fricsim::scene::load_scene(&path, overrides).unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Simulation::new(model, state);
+    let mut sim = scene_file("cohesive_hair.ron", overrides);
     let centre = nalgebra::Vector3::new(0.0, 0.0, 0.2);
     let on_ball = |q: &[f64], i: usize| {
         (nalgebra::Vector3::new(q[3 * i], q[3 * i + 1], q[3 * i + 2]) - centre).norm() - 0.08 < 1e-3

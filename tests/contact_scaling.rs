@@ -6,6 +6,9 @@
 //! passed the test again each step, and after 0.2 s the hair was 3.5 cm off the ball at
 //! 0.25 m/s (at 1e-9 the solver could not converge at all). With the scaled measure it rests.
 
+#[path = "support/scene_run.rs"]
+mod scene_run;
+
 use fricsim::simulation::Simulation;
 
 /// An 80° arc of hair (radius 0.1 mm) laid over the top of an 8 cm ball, 12 segments, its nodes
@@ -30,10 +33,7 @@ fn hair_on_ball(tolerance: f64, solver: &str) -> (Simulation, f64) {
     pipeline: Nonsmooth(solver: {solver}, tolerance: {tolerance}))"#,
         nodes.join(", ")
     );
-    let loaded = fricsim::scene::parse_scene_str(&text, "hair", std::path::Path::new("."), &[])
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    (Simulation::new(model, state), r + hair)
+    (scene_run::simulation(&text), r + hair)
 }
 
 /// After 0.2 s every node has settled onto the ball and rests there (within 1 µm of touching,

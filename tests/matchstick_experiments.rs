@@ -5,19 +5,12 @@
 #[path = "support/scene_run.rs"]
 mod scene_run;
 
+use fricsim::friction::matchstick::MatchstickPair;
 use fricsim::simulation::Simulation;
 use nalgebra::{Matrix2, Vector2, Vector3};
-use scene_run::run_for;
+use scene_run::{run_for, scene_file as scene};
 
 const G: f64 = 9.81;
-
-/// The scene file `name` under `scenes/` with `--set` overrides.
-fn scene(name: &str, overrides: &[String]) -> Simulation {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(name);
-    let loaded = fricsim::scene::load_scene(&path, overrides).unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    Simulation::new(model, state)
-}
 
 /// A matchstick cone in the plank's tangent plane: coefficient `along` on the unit direction
 /// `t` (in the plank's (downslope, lateral) axes), `across` on its normal.
@@ -28,28 +21,16 @@ struct Ellipse {
 }
 
 impl Ellipse {
-    /// 003's combined cone (README, matchstick anisotropy): structure directions at angles
-    /// `a` and `b` (radians, in the plank's axes; `None` for no structure) make the angle θ,
-    /// `d = 1 − 2θ/π`, and the cone has `d·mu_t + (1−d)·mu` along their bisector and
-    /// `d·mu_b + (1−d)·mu` across it; one structured side alone gives the full ellipse.
+    /// The cone fricsim resolves for structure directions at angles `a` and `b` (radians, in
+    /// the plank's axes; `None` for no structure) under the law `(mu, mu_t, mu_b)`: 003's rule,
+    /// itself checked against the incline thresholds in `tests/validation_matchstick.rs`.
     fn combined(a: Option<f64>, b: Option<f64>, (mu, mu_t, mu_b): (f64, f64, f64)) -> Ellipse {
-        let (angle, d) = match (a, b) {
-            (Some(a), Some(b)) => {
-                // Directions, not vectors: the acute angle between the lines.
-                let mut diff = (b - a).rem_euclid(std::f64::consts::PI);
-                if diff > std::f64::consts::FRAC_PI_2 {
-                    diff -= std::f64::consts::PI;
-                }
-                (a + diff / 2.0, 1.0 - 2.0 * diff.abs() / std::f64::consts::PI)
-            }
-            (Some(a), None) | (None, Some(a)) => (a, 1.0),
-            (None, None) => (0.0, 0.0),
-        };
-        Ellipse {
-            t: Vector2::new(angle.cos(), angle.sin()),
-            along: d * mu_t + (1.0 - d) * mu,
-            across: d * mu_b + (1.0 - d) * mu,
-        }
+        let pair = MatchstickPair::new(mu, mu_t, mu_b).expect("a valid law");
+        let dir = |angle: f64| Vector3::new(angle.cos(), angle.sin(), 0.0);
+        let (sa, sb) = (a.map(dir), b.map(dir));
+        let law = pair.resolve(&Vector3::z(), sa.as_ref(), sb.as_ref());
+        let t = law.frame.column(1);
+        Ellipse { t: Vector2::new(t.x, t.y).normalize(), along: law.cone.mu_t, across: law.cone.mu_b }
     }
 
     /// The friction force (per unit normal force) on the boundary at parameter φ, and the

@@ -14,7 +14,8 @@
 //! 3.2–12.7 cm), and within 1 µm of the discrete closed form `h (N v₀ − a h N (N + 1) / 2)`,
 //! `N = ⌊v₀ / (a h)⌋`, `a = μ g`, which has that offset.
 
-use fricsim::simulation::Simulation;
+#[path = "support/scene_run.rs"]
+mod scene_run;
 
 const G: f64 = 9.81;
 const MU_T: f64 = 0.1;
@@ -37,10 +38,7 @@ fn slide(field: &str) -> f64 {
 /// horizontal speed left (1e-9 m/s) and a side drift below 1e-7 m (0 on a plane; 9e-9 m on
 /// Smooth's MLS field of a mesh, whose normal is not exactly vertical).
 fn box_slide(text: &str) -> f64 {
-    let loaded = fricsim::scene::parse_scene_str(text, "slide", std::path::Path::new("."), &[])
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Simulation::new(model, state);
+    let mut sim = scene_run::simulation(text);
     for _ in 0..700 {
         let st = sim.step().expect("finite");
         assert!(st.converged, "{:?}", st.failure);
@@ -54,10 +52,7 @@ fn box_slide(text: &str) -> f64 {
 /// The mean displacement of the nodes (a cloth's or a solid's) over 700 steps of the scene
 /// `text`, which must end at rest.
 fn cloth_slide(text: &str) -> f64 {
-    let loaded = fricsim::scene::parse_scene_str(text, "slide", std::path::Path::new("."), &[])
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Simulation::new(model, state);
+    let mut sim = scene_run::simulation(text);
     // The cloth's or solid's nodes (a mesh collider's prescribed nodes are nodes too).
     let m = &sim.model;
     let n: Vec<usize> =

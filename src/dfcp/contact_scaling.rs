@@ -15,8 +15,7 @@
 //!
 //! FCLib problems and the solver comparisons keep Siconos's measure on the unscaled problem.
 
-use super::problem::{Csc, GlobalProblem, LocalProblem, ProblemError, csc_from_triplets};
-use faer::sparse::Triplet;
+use super::problem::{Csc, GlobalProblem, LocalProblem, ProblemError};
 
 /// Per contact, its scale `d_c`.
 pub struct ContactScaling {
@@ -41,11 +40,10 @@ impl ContactScaling {
 
     /// `W' = D W D`, `q' = D q` (and the factor `G' = D G`).
     pub fn local(&self, p: &LocalProblem) -> Result<LocalProblem, ProblemError> {
-        let w = self.scale_csc(&p.w, true, true)?;
         let q = p.q.iter().enumerate().map(|(i, q)| q * self.d[i / 3]).collect();
-        let scaled = LocalProblem::new(w, q, p.cones.clone())?;
+        let scaled = LocalProblem::new(self.scaled(&p.w, true, true), q, p.cones.clone())?;
         match &p.factor {
-            Some(g) => scaled.with_factor(self.scale_csc(g, true, false)?),
+            Some(g) => scaled.with_factor(self.scaled(g, true, false)),
             None => Ok(scaled),
         }
     }
@@ -53,9 +51,8 @@ impl ContactScaling {
     /// The global problem with `H' = H D`, `w' = D w`: its impulses are `r' = D⁻¹ r` and its
     /// contact velocities `u' = D u`; `v` is unchanged.
     pub fn global(&self, g: &GlobalProblem) -> Result<GlobalProblem, ProblemError> {
-        let h = self.scale_csc(&g.h, false, true)?;
         let w = g.w.iter().enumerate().map(|(i, w)| w * self.d[i / 3]).collect();
-        GlobalProblem::new(g.m.clone(), h, g.f.clone(), w, g.cones.clone())
+        GlobalProblem::new(g.m.clone(), self.scaled(&g.h, false, true), g.f.clone(), w, g.cones.clone())
     }
 
     /// `r' = D⁻¹ r` in place.
@@ -69,17 +66,20 @@ impl ContactScaling {
         u.iter_mut().enumerate().for_each(|(i, u)| *u /= self.d[i / 3]);
     }
 
-    /// `m` with its contact rows and/or columns scaled.
-    fn scale_csc(&self, m: &Csc, rows: bool, cols: bool) -> Result<Csc, ProblemError> {
-        let m = m.as_ref();
-        let mut t = Vec::with_capacity(m.compute_nnz());
+    /// A copy of `m` with its contact rows and/or columns scaled (same pattern, values scaled
+    /// in place).
+    fn scaled(&self, m: &Csc, rows: bool, cols: bool) -> Csc {
+        let mut out = m.clone();
+        let (col_ptr, row_idx) = (m.symbolic().col_ptr(), m.symbolic().row_idx());
+        let vals = out.val_mut();
         for j in 0..m.ncols() {
             let cj = if cols { self.d[j / 3] } else { 1.0 };
-            for (&i, &v) in m.row_idx_of_col_raw(j).iter().zip(m.val_of_col(j)) {
-                let ri = if rows { self.d[i / 3] } else { 1.0 };
-                t.push(Triplet::new(i, j, v * ri * cj));
+            for e in col_ptr[j]..col_ptr[j + 1] {
+                let ri = if rows { self.d[row_idx[e] / 3] } else { 1.0 };
+                // In the order `v ri cj` of the matrix it replaces (bit for bit).
+                vals[e] = vals[e] * ri * cj;
             }
         }
-        csc_from_triplets(m.nrows(), m.ncols(), &t).map_err(ProblemError::Assembly)
+        out
     }
 }

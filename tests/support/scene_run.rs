@@ -16,6 +16,14 @@ pub fn simulation_in(text: &str, dir: &std::path::Path) -> Simulation {
     Simulation::new(model, state)
 }
 
+/// The repository's scene `scenes/<name>` with `--set` overrides; panics with the scene error.
+pub fn scene_file(name: &str, overrides: &[String]) -> Simulation {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(name);
+    let loaded = fricsim::scene::load_scene(&path, overrides).unwrap_or_else(|e| panic!("{e}"));
+    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
+    Simulation::new(model, state)
+}
+
 /// Steps the simulations together `steps` times, every step required to converge; returns the
 /// largest difference between the first two's nodal positions over the run.
 pub fn largest_difference(sims: &mut [Simulation], steps: usize) -> f64 {

@@ -80,7 +80,18 @@ pub fn solve(
     u: &mut [f64],
     opts: &SolverOptions,
 ) -> SolveReport {
-    let scaling = ContactScaling::of(p);
+    solve_scaled(solver, p, &ContactScaling::of(p), r, u, opts)
+}
+
+/// [`solve`] with the problem's scaling given (a caller that measures in it too).
+pub fn solve_scaled(
+    solver: DfcpSolverSpec,
+    p: &LocalProblem,
+    scaling: &ContactScaling,
+    r: &mut [f64],
+    u: &mut [f64],
+    opts: &SolverOptions,
+) -> SolveReport {
     // The scaled problem has the sizes of `p`; should building it fail, the unscaled one is
     // solved rather than none.
     let Ok(scaled) = scaling.local(p) else { return solve_unscaled(solver, p, r, u, opts) };

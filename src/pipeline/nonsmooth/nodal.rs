@@ -92,22 +92,23 @@ fn solve_global(
     // The local error bounds the global natural-map part; the equation part is at round-off
     // after the back-substitution. Tightened by 10x so that the global measure meets `tol`.
     let mut local = SolverOptions { tol: opts.tol * 0.1, ..opts.clone() };
-    let mut rep = super::solve(solver, &red.local, r, &mut u, &local);
-    // The global measure in the units the local solve stops in (`dfcp::contact_scaling`).
+    // One scaling for the local solves and the global measure (`dfcp::contact_scaling`).
     let scaling = ContactScaling::of(&red.local);
     let scaled = scaling.global(g)?;
-    let error = |r: &[f64], v: &[f64]| {
-        let mut rs = r.to_vec();
-        scaling.to_scaled_impulse(&mut rs);
-        global_error(&scaled, &rs, v)
+    let mut r_scaled = vec![0.0; r.len()];
+    let mut error = |r: &[f64], v: &[f64]| {
+        r_scaled.copy_from_slice(r);
+        scaling.to_scaled_impulse(&mut r_scaled);
+        global_error(&scaled, &r_scaled, v)
     };
+    let mut rep = super::solve_scaled(solver, &red.local, &scaling, r, &mut u, &local);
     red.velocity(g, r, v);
     let mut e = error(r, v);
     // The two measures are scaled differently; tighten once more (from where it stopped) if the
     // global one is still above the tolerance.
     if e.total > opts.tol && rep.converged {
         local.tol = rep.residual_rel.min(local.tol) * 0.5 * opts.tol / e.total;
-        let more = super::solve(solver, &red.local, r, &mut u, &local);
+        let more = super::solve_scaled(solver, &red.local, &scaling, r, &mut u, &local);
         let prox = crate::dfcp::solver::ProxCounts::add(rep.prox, more.prox);
         rep = crate::dfcp::solver::SolveReport { iterations: rep.iterations + more.iterations, prox, ..more };
         red.velocity(g, r, v);
