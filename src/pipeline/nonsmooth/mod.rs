@@ -21,6 +21,7 @@ pub mod assemble;
 mod attached;
 pub mod detect;
 pub mod islands;
+mod joint_map;
 pub mod joints;
 pub mod nodal;
 mod nodal_elastic;

@@ -39,6 +39,7 @@
 use super::super::StepStats;
 use super::admm_integrator::{ElasticSplit, StepSplit};
 use super::attached::Roots;
+use super::joint_map::JointMap;
 use super::nodal_elastic::ElasticAssembly;
 use crate::contact::nodal::{
     CcdOptions, ContactKind, ContactMesh, ContactMeshBuilder, Detector, NodalContact, impact_contacts,
@@ -189,8 +190,9 @@ pub struct NodalStep {
     /// for `forces` to hold them.
     pub rigid_points: Vec<super::super::ContactPoint>,
     elastic: ElasticAssembly,
-    /// Symbolic Cholesky of `M + h² K` (its pattern never changes), for contact-free solves.
-    llt: Option<faer::sparse::linalg::solvers::SymbolicLlt<usize>>,
+    /// Symbolic Cholesky of `M + h² K` for contact-free solves, with the pattern it analysed
+    /// (which changes only with the joints' motor set).
+    llt: Option<(Vec<usize>, Vec<usize>, faer::sparse::linalg::solvers::SymbolicLlt<usize>)>,
     admm: admm::AdmmCache,
     /// Per rigid body: offset of its 6 velocity unknowns after the nodal ones (`usize::MAX` for a
     /// scripted body); rigid bodies share the global problem with the nodal bodies.
@@ -200,6 +202,8 @@ pub struct NodalStep {
     n_total: usize,
     /// Rod roots riding on dynamic rigid bodies, eliminated onto the bodies' unknowns.
     roots: Roots,
+    /// The joints, eliminated onto the velocities they allow (`joint_map`); empty without.
+    joints: JointMap,
     /// Per rigid body: its predicted velocity of this step, whose momentum `M v_pred` every
     /// Newton iteration's right-hand side carries (the body's own velocity holds the iterate).
     rigid_pred: Vec<nalgebra::SVector<f64, 6>>,
@@ -333,6 +337,7 @@ impl NodalStep {
             rigid_off,
             n_total,
             roots,
+            joints: JointMap::default(),
             rigid_pred: Vec::with_capacity(model.rigids.len()),
             elastic,
             llt: None,
@@ -650,6 +655,8 @@ impl NodalStep {
         // start velocity, like every other node's (the body's prediction would stretch the root
         // edges by `h² g` and cost Newton iterations).
         self.roots.begin_step(&state.rigid);
+        self.joints.begin_step(model, &state.rigid, &self.rigid_off, self.n_total, h);
+        let motor_passes = if self.joints.has_motors() { 2 * model.joints.len() + 1 } else { 0 };
         let clock = Instant::now();
         if self.aniso {
             self.update_structure(model, &x0);
@@ -668,7 +675,9 @@ impl NodalStep {
         let integrator = spec.nodal_integrator == NodalIntegratorSpec::Admm;
         let linearizations = if integrator { 1 } else { spec.newton_iterations.max(1) };
         for round in 0..3 {
-            for _ in 0..linearizations {
+            let (mut lin, mut motor_changes) = (0, 0);
+            while lin < linearizations {
+                lin += 1;
                 for d in 0..ndof {
                     x[d] = x0[d] + h * v[d];
                 }
@@ -712,7 +721,14 @@ impl NodalStep {
                     }
                     (a, f)
                 };
-                let (a, f, vf) = self.with_rigid(a, f, vf, &state.rigid);
+                let (a, mut f, vf) = self.with_rigid(a, f, vf, &state.rigid);
+                // Jointed bodies: the problem on the velocities the joints allow (the whole
+                // step's problem kept for the motors' impulses).
+                let whole = (!self.joints.is_empty()).then(|| {
+                    self.joints.add_known_impulses(&self.rigid_off, &mut f);
+                    (a.clone(), f.clone())
+                });
+                let (a, f, vf) = if whole.is_some() { self.joints.reduce(&a, &f, &vf) } else { (a, f, vf) };
                 stats.assembly_s += clock.elapsed().as_secs_f64();
                 let clock = Instant::now();
                 let mut vf_new = vf.clone();
@@ -766,8 +782,17 @@ impl NodalStep {
                     let (mut appended, mut ccd_s) = (Vec::new(), 0.0);
                     let mut detect = |p: &[f64]| {
                         let clock = Instant::now();
+                        let expanded = (!self.joints.is_empty()).then(|| self.joints.expand(p));
                         let new = self
-                            .impacts(&mut detector, model, &x0, &v, Some(p), (t, h), &known)
+                            .impacts(
+                                &mut detector,
+                                model,
+                                &x0,
+                                &v,
+                                Some(expanded.as_deref().unwrap_or(p)),
+                                (t, h),
+                                &known,
+                            )
                             .map(|f| f.1)
                             .unwrap_or_default();
                         ccd_s += clock.elapsed().as_secs_f64();
@@ -779,6 +804,9 @@ impl NodalStep {
                         for (c, ct) in new.iter().enumerate() {
                             w.extend(self.column(ct, c, &v, h, &mut trip));
                             known.insert(ct.key);
+                        }
+                        if !self.joints.is_empty() {
+                            trip = self.joints.reduce_columns(&trip, &mut w);
                         }
                         let cones = new.iter().map(|c| c.cone).collect();
                         appended.extend(new);
@@ -814,7 +842,7 @@ impl NodalStep {
                         c.unshift_impulses(&mut r);
                     }
                     // The slack velocities (if any) are not the bodies'.
-                    vf_new.truncate(self.n_total);
+                    vf_new.truncate(if self.joints.is_empty() { self.n_total } else { self.joints.len() });
                     self.split = split;
                     self.detector = detector;
                     self.admm = cache;
@@ -842,6 +870,18 @@ impl NodalStep {
                 }
                 stats.linear_solve_s += clock.elapsed().as_secs_f64();
                 stats.newton_iterations += 1;
+                if let Some((a, f)) = &whole {
+                    vf_new = self.joints.expand(&vf_new);
+                    // A motor's set changed: the same linearization again with the new set.
+                    if motor_passes > 0 && self.motors_changed(a, f, &vf_new, &contacts, &r, &v, h, &state.rigid) {
+                        motor_changes += 1;
+                        if motor_changes <= motor_passes {
+                            lin -= 1;
+                        } else {
+                            stats.failure.get_or_insert_with(|| "the motors' active set did not settle".into());
+                        }
+                    }
+                }
                 for d in 0..ndof {
                     if self.free[d] != usize::MAX {
                         v[d] = self.roots.value(&vf_new, self.free[d]);
@@ -886,6 +926,12 @@ impl NodalStep {
         }
         state.v = v;
         super::advance_rigid_poses(model, &mut state.rigid, t, h);
+        if !model.joints.is_empty() {
+            // The joints' position errors left by the update (second order in h), as in the
+            // rigid step; the roots then follow their bodies.
+            let minv = super::assemble::inverse_masses(model, &state.rigid);
+            super::joints::project_positions(model, &mut state.rigid, &minv);
+        }
         self.roots.finish_step(&state.rigid, &mut state.q, &mut state.v);
         stats
     }
@@ -928,13 +974,50 @@ impl NodalStep {
         (total, fr, vr)
     }
 
-    /// `A v = f` by sparse Cholesky, the symbolic analysis done once.
+    /// The joints' motors checked after a solve (`JointMap::update_motors`): their impulses from
+    /// the momentum balance `A v − f − H r` of the whole step's problem (`a`, `f`, velocities
+    /// `vt`), all of the step's contacts with their impulses `r`. Whether the set changed.
+    #[allow(clippy::too_many_arguments)]
+    fn motors_changed(
+        &mut self,
+        a: &Csc,
+        f: &[f64],
+        vt: &[f64],
+        contacts: &[Contact],
+        r: &[f64],
+        v: &[f64],
+        h: f64,
+        bodies: &[RigidBody],
+    ) -> bool {
+        let mut res: Vec<f64> = f.iter().map(|x| -x).collect();
+        let ar = a.as_ref();
+        for j in 0..ar.ncols() {
+            for (&i, &x) in ar.row_idx_of_col_raw(j).iter().zip(ar.val_of_col(j)) {
+                res[i] += x * vt[j];
+            }
+        }
+        if r.len() == 3 * contacts.len() {
+            let mut trip = Vec::new();
+            for (c, ct) in contacts.iter().enumerate() {
+                self.column(ct, c, v, h, &mut trip);
+            }
+            for e in &trip {
+                res[e.row] -= e.val * r[e.col];
+            }
+        }
+        self.joints.update_motors(bodies, &self.rigid_off, vt, &res)
+    }
+
+    /// `A v = f` by sparse Cholesky, the symbolic analysis kept while the pattern stays.
     fn solve_free(&mut self, a: &Csc, f: &[f64]) -> Result<Vec<f64>, String> {
         use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
-        if self.llt.is_none() {
-            self.llt = Some(SymbolicLlt::try_new(a.symbolic(), faer::Side::Lower).map_err(|e| format!("{e:?}"))?);
+        let ar = a.as_ref();
+        let same = self.llt.as_ref().is_some_and(|(cp, ri, _)| cp[..] == *ar.col_ptr() && ri[..] == *ar.row_idx());
+        if !same {
+            let sym = SymbolicLlt::try_new(a.symbolic(), faer::Side::Lower).map_err(|e| format!("{e:?}"))?;
+            self.llt = Some((ar.col_ptr().to_vec(), ar.row_idx().to_vec(), sym));
         }
-        let sym = self.llt.clone().expect("set above");
+        let sym = self.llt.as_ref().expect("set above").2.clone();
         let llt = Llt::try_new_with_symbolic(sym, a.as_ref(), faer::Side::Lower)
             .map_err(|e| format!("M + h^2 K is not positive definite: {e:?}"))?;
         let mut rhs = faer::Mat::<f64>::from_fn(f.len(), 1, |i, _| f[i]);
@@ -965,8 +1048,13 @@ impl NodalStep {
                 }
             }
         }
+        let (trip, rows) = if self.joints.is_empty() {
+            (trip, self.n_total)
+        } else {
+            (self.joints.reduce_columns(&trip, &mut w), self.joints.len())
+        };
         // Duplicate (node, contact) entries, if any, are summed by the triplet assembly.
-        let hm = crate::dfcp::problem::csc_from_triplets(self.n_total, 3 * nc, &trip)
+        let hm = crate::dfcp::problem::csc_from_triplets(rows, 3 * nc, &trip)
             .expect("indices within the unknowns and contacts");
         let cones = contacts.iter().map(|c| c.cone).collect();
         // Sizes come from the same contacts and dofs; what can fail is a non-finite value.

@@ -1,7 +1,7 @@
 //! Validation of `joints`: what each names, which pipeline takes them, and the motor's values.
 
 use super::{Checks, fmt_f, nonzero_axis};
-use crate::scene::schema::{BodySpec, JointSpec, PipelineSpec, RigidSpec, Scene};
+use crate::scene::schema::{JointSpec, PipelineSpec, RigidSpec, Scene};
 
 pub(super) fn joints(c: &mut Checks, s: &Scene) {
     if s.joints.is_empty() {
@@ -9,18 +9,10 @@ pub(super) fn joints(c: &mut Checks, s: &Scene) {
     }
     let rigids = super::rigid_specs(s);
     let pipeline_ok = matches!(s.pipeline, PipelineSpec::Nonsmooth(_));
-    let nodal = s.bodies.iter().any(|b| !matches!(b, BodySpec::Rigid(_)));
     for (k, j) in s.joints.iter().enumerate() {
         let p = format!("joints[{k}]");
         if !pipeline_ok {
             c.push(&p, None, "joints are solved by the `Nonsmooth` pipeline only (`Penalty` and `Smooth` take none)");
-        } else if nodal {
-            c.push(
-                &p,
-                None,
-                "joints are not supported in a scene with solids, cloth or rods yet (their rigid bodies are solved \
-                 with the nodal step); rods can ride on a rigid body with `attach_to`",
-            );
         }
         let (a, b) = match j {
             JointSpec::Ball { a, b, .. } | JointSpec::Hinge { a, b, .. } | JointSpec::Fixed { a, b } => (a, b),
