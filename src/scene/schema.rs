@@ -298,6 +298,11 @@ pub struct ClothSpec {
     /// it at its rest centroid, then carries it like `structure`).
     #[serde(default)]
     pub structure_field: Option<StructureSpec>,
+    /// The rest shape as the mesh scaled by this factor (its dihedral angles unchanged): below
+    /// 1 the sheet starts stretched (a tensioned belt, a trampoline), above 1 compressed. The
+    /// mass is the rest sheet's.
+    #[serde(default = "one")]
+    pub rest_scale: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

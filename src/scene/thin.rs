@@ -90,9 +90,10 @@ pub fn cloth(
     let triangles: Vec<[usize; 3]> = local_tris.iter().map(|tri| tri.map(|i| i + offset)).collect();
     let mat = &loaded.scene.materials[&spec.material];
     let mm = MembraneMaterial::from_young_poisson(mat.membrane_model, e, nu, thickness, density);
-    // Elements are built with global indices over a global-sized rest array.
+    // Elements are built with global indices over a global-sized rest array. A rest scale
+    // shrinks or grows the rest shape (a uniform scale keeps every dihedral angle).
     let mut rest = vec![Vector3::zeros(); offset];
-    rest.extend(x.iter().copied());
+    rest.extend(x.iter().map(|p| p * spec.rest_scale));
     let membrane = MembraneElement::from_triangles(&triangles, &rest);
     let structure = super::surface_structure::coefficients(
         spec.structure.as_ref(),

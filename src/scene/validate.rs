@@ -347,6 +347,12 @@ fn materials(c: &mut Checks, s: &Scene) {
                 continue;
             }
             BodySpec::Cloth(b) => {
+                c.check(
+                    &format!("bodies[{i}].rest_scale"),
+                    b.rest_scale,
+                    |v| (0.5..=2.0).contains(&v),
+                    "must be from 0.5 to 2 (the rest shape's scale)",
+                );
                 thin_material(
                     c,
                     s,
