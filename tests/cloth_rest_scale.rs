@@ -60,6 +60,7 @@ fn an_absurd_rest_scale_is_refused_with_its_field() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("strip.ron");
     std::fs::write(&path, strip("0.1")).unwrap();
-    let e = fricsim::scene::load_scene(&path, &[]).err().expect("refused").to_string();
+    let Err(e) = fricsim::scene::load_scene(&path, &[]) else { panic!("a rest scale of 0.1 must be refused") };
+    let e = e.to_string();
     assert!(e.contains("bodies[0].rest_scale = 0.1: must be from 0.5 to 2"), "{e}");
 }
