@@ -3,7 +3,7 @@
 //! a scripted body's script, or riding on a dynamic body as part of it.
 
 use super::build::{follow, motion};
-use super::schema::{BodySpec, KinematicSpec, RegionSpec};
+use super::schema::{BodySpec, KinematicSpec};
 use super::{LoadedScene, SceneError, error_at};
 use crate::model::motion::Motion;
 use crate::model::{AttachedRegion, KinematicSet, RodBundle};
@@ -58,11 +58,8 @@ impl Regions<'_> {
     ) -> Result<(), SceneError> {
         for (k, kin) in specs.iter().enumerate() {
             let at = format!("{field}.kinematic[{k}]");
-            let RegionSpec::Box { min, max } = kin.region;
-            let nodes: Vec<usize> = (0..x.len())
-                .filter(|&i| (0..3).all(|c| x[i][c] >= min[c] && x[i][c] <= max[c]))
-                .map(|i| i + offset)
-                .collect();
+            let nodes: Vec<usize> =
+                (0..x.len()).filter(|&i| kin.region.contains(&[x[i].x, x[i].y, x[i].z])).map(|i| i + offset).collect();
             if nodes.is_empty() {
                 return Err(error_at(&loaded.path, &format!("{at}.region"), empty()));
             }

@@ -648,7 +648,34 @@ pub struct FollowSpec {
 // Struct variants need this too: without it a typo inside `Box(..)` would be silently ignored.
 #[serde(deny_unknown_fields)]
 pub enum RegionSpec {
-    Box { min: Vec3, max: Vec3 },
+    Box {
+        min: Vec3,
+        max: Vec3,
+    },
+    /// The points within `radius` of the line through `center` along `axis` and within
+    /// `length / 2` of `center` along it: an axle's bore, a rim.
+    Cylinder {
+        center: Vec3,
+        axis: Vec3,
+        radius: f64,
+        length: f64,
+    },
+}
+
+impl RegionSpec {
+    /// Whether the region holds point `p` (bounds inclusive).
+    pub fn contains(&self, p: &[f64; 3]) -> bool {
+        match self {
+            RegionSpec::Box { min, max } => (0..3).all(|c| p[c] >= min[c] && p[c] <= max[c]),
+            RegionSpec::Cylinder { center, axis, radius, length } => {
+                let n = axis.iter().map(|a| a * a).sum::<f64>().sqrt();
+                let d: Vec<f64> = (0..3).map(|c| p[c] - center[c]).collect();
+                let along = (0..3).map(|c| d[c] * axis[c] / n).sum::<f64>();
+                let across = (d.iter().map(|x| x * x).sum::<f64>() - along * along).max(0.0).sqrt();
+                across <= *radius && along.abs() <= 0.5 * length
+            }
+        }
+    }
 }
 
 /// Prescribed motion of kinematic vertices, rod roots, colliders and kinematic rigid bodies: a

@@ -658,14 +658,7 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
         mesh(c, &format!("{p}.mesh"), &b.mesh, base_dir);
         for (k, kin) in b.kinematic.iter().enumerate() {
             let kp = format!("{p}.kinematic[{k}]");
-            let RegionSpec::Box { min, max } = &kin.region;
-            if (0..3).any(|j| min[j] > max[j]) {
-                c.push(
-                    format!("{kp}.region.min"),
-                    Some(fmt_v3(min)),
-                    format!("must be <= max {} in every component", fmt_v3(max)),
-                );
-            }
+            region(c, &format!("{kp}.region"), &kin.region);
             kinematic_motion(c, s, &kp, kin, base_dir);
         }
         if let Some(vol) = &b.volume {
@@ -1158,6 +1151,26 @@ fn rigid_extents(c: &mut Checks, p: &str, shown: String, lengths: &[f64]) {
     let too_thin = lengths.iter().any(|&x| x > 0.0 && (x < 1e-9 || x < 1e-6 * longest));
     if lengths.iter().all(|x| x.is_finite()) && too_thin {
         c.push(p, Some(shown), "must be at least 1e-9 m (and each side of a box at least 1e-6 of its longest)");
+    }
+}
+
+/// A kinematic region: a box's bounds in order, a cylinder's axis and sizes.
+fn region(c: &mut Checks, p: &str, r: &RegionSpec) {
+    match r {
+        RegionSpec::Box { min, max } => {
+            if (0..3).any(|j| min[j] > max[j]) {
+                c.push(
+                    format!("{p}.min"),
+                    Some(fmt_v3(min)),
+                    format!("must be <= max {} in every component", fmt_v3(max)),
+                );
+            }
+        }
+        RegionSpec::Cylinder { axis, radius, length, .. } => {
+            nonzero_axis(c, &format!("{p}.axis"), axis);
+            c.positive(&format!("{p}.radius"), *radius, " (m)");
+            c.positive(&format!("{p}.length"), *length, " (m)");
+        }
     }
 }
 
