@@ -9,6 +9,7 @@ pub mod body;
 pub mod closed_mesh;
 pub mod hull;
 pub mod joint;
+pub mod joint_space;
 pub mod mass;
 pub mod mesh_distance;
 pub mod self_intersection;

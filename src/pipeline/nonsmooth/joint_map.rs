@@ -31,6 +31,7 @@ use crate::dfcp::problem::Csc;
 use crate::model::Model;
 use crate::rigid::RigidBody;
 use crate::rigid::joint::{Row, RowKind};
+use crate::rigid::joint_space;
 use faer::sparse::Triplet;
 use nalgebra::{DMatrix, DVector};
 
@@ -68,57 +69,18 @@ pub(super) struct JointMap {
     carried: Vec<f64>,
 }
 
-/// A side's velocity entries if it is a body outside the component (scripted): the rows'
-/// known part.
-fn known_side(bodies: &[RigidBody], rigid_off: &[usize], side: Option<usize>) -> Option<DVector<f64>> {
-    let i = side?;
-    (rigid_off[i] == usize::MAX).then(|| DVector::from_column_slice(bodies[i].velocity().as_slice()))
-}
-
 impl Component {
-    fn member(&self, body: Option<usize>) -> Option<usize> {
-        body.and_then(|b| self.bodies.binary_search(&b).ok())
-    }
-
-    /// The active rows as a dense `G` over the members' velocities, and their right-hand sides.
+    /// The active rows over the members' velocities and their right-hand sides, a scripted
+    /// side's prescribed velocity taken as known.
     fn active(&self, bodies: &[RigidBody], rigid_off: &[usize], h: f64) -> (DMatrix<f64>, DVector<f64>) {
-        let active: Vec<usize> = (0..self.rows.len()).filter(|&i| self.saturated[i] == 0.0).collect();
-        let mut g = DMatrix::zeros(active.len(), 6 * self.bodies.len());
-        let mut rhs = DVector::zeros(active.len());
-        for (a, &ri) in active.iter().enumerate() {
-            let row = &self.rows[ri];
-            rhs[a] = match row.kind {
-                RowKind::Equality => -row.error / h,
-                RowKind::Motor(m) => m.speed,
-            };
-            for s in 0..2 {
-                if let Some(l) = self.member(row.body[s]) {
-                    for d in 0..6 {
-                        g[(a, 6 * l + d)] += row.jac[s][d];
-                    }
-                } else if let Some(v) = known_side(bodies, rigid_off, row.body[s]) {
-                    rhs[a] -= row.jac[s].dot(&v.fixed_rows::<6>(0));
-                }
-            }
-        }
-        (g, rhs)
+        let known = |b: usize| (rigid_off[b] == usize::MAX).then(|| std::array::from_fn(|d| bodies[b].velocity()[d]));
+        joint_space::active_rows(&self.rows, &self.saturated, &self.bodies, known, h)
     }
 
     /// `N` and `c` for the current active set.
     fn refresh(&mut self, bodies: &[RigidBody], rigid_off: &[usize], h: f64) {
         let (g, rhs) = self.active(bodies, rigid_off, h);
-        let dim = g.ncols();
-        let eig = (g.transpose() * &g).symmetric_eigen();
-        let top = eig.eigenvalues.iter().copied().fold(0.0, f64::max);
-        let free: Vec<usize> = (0..dim).filter(|&k| eig.eigenvalues[k] <= 1e-10 * top).collect();
-        self.basis = DMatrix::from_fn(dim, free.len(), |r, c| eig.eigenvectors[(r, free[c])]);
-        // c = G⁺ rhs over the constrained directions: Σ_k v_k (v_kᵀ Gᵀ rhs) / λ_k.
-        let gt_rhs = g.transpose() * rhs;
-        self.particular = DVector::zeros(dim);
-        for k in (0..dim).filter(|&k| eig.eigenvalues[k] > 1e-10 * top) {
-            let vk = eig.eigenvectors.column(k);
-            self.particular += vk * (vk.dot(&gt_rhs) / eig.eigenvalues[k]);
-        }
+        (self.basis, self.particular) = joint_space::allowed(&g, &rhs);
     }
 }
 
@@ -141,42 +103,16 @@ impl JointMap {
         if model.joints.is_empty() {
             return;
         }
-        let n = bodies.len();
-        let dynamic = |side: Option<usize>| side.filter(|&i| rigid_off[i] != usize::MAX);
-        let mut parent: Vec<usize> = (0..n).collect();
-        for j in &model.joints {
-            if let (Some(a), Some(b)) = (dynamic(Some(j.a)), dynamic(j.b)) {
-                let (ra, rb) = (super::islands::root(&mut parent, a), super::islands::root(&mut parent, b));
-                parent[ra.max(rb)] = ra.min(rb);
-            }
-        }
-        let mut comp_of_root: Vec<Option<usize>> = vec![None; n];
-        let mut rows = Vec::new();
-        for j in &model.joints {
-            // Validation refuses joints that link no dynamic body.
-            let Some(body) = dynamic(Some(j.a)).or(dynamic(j.b)) else { continue };
-            let root = super::islands::root(&mut parent, body);
-            let k = *comp_of_root[root].get_or_insert_with(|| {
-                self.comps.push(Component {
-                    bodies: Vec::new(),
-                    rows: Vec::new(),
-                    saturated: Vec::new(),
-                    basis: DMatrix::zeros(0, 0),
-                    particular: DVector::zeros(0),
-                    y0: 0,
-                });
-                self.comps.len() - 1
+        let dynamic: Vec<bool> = rigid_off.iter().map(|&o| o != usize::MAX).collect();
+        for (members, rows) in joint_space::components(&model.joints, &dynamic, bodies, true) {
+            self.comps.push(Component {
+                bodies: members,
+                rows,
+                saturated: Vec::new(),
+                basis: DMatrix::zeros(0, 0),
+                particular: DVector::zeros(0),
+                y0: 0,
             });
-            rows.clear();
-            j.rows(bodies, true, &mut rows);
-            self.comps[k].rows.extend_from_slice(&rows);
-        }
-        for i in 0..n {
-            if dynamic(Some(i)).is_some()
-                && let Some(k) = comp_of_root[super::islands::root(&mut parent, i)]
-            {
-                self.comps[k].bodies.push(i);
-            }
         }
         // The motors' set from the last step, when the rows are the same ones.
         let total_rows: usize = self.comps.iter().map(|c| c.rows.len()).sum();
@@ -329,7 +265,7 @@ impl JointMap {
             let active: Vec<usize> = (0..c.rows.len()).filter(|&i| c.saturated[i] == 0.0).collect();
             let (g, _) = c.active(bodies, rigid_off, h);
             let res_b = DVector::from_fn(6 * c.bodies.len(), |i, _| res[rigid_off[c.bodies[i / 6]] + i % 6]);
-            let lambda = least_squares_impulses(&g, &res_b);
+            let lambda = joint_space::least_squares_impulses(&g, &res_b);
             let mut next = c.saturated.clone();
             for (i, row) in c.rows.iter().enumerate() {
                 let RowKind::Motor(m) = row.kind else { continue };
@@ -369,18 +305,4 @@ impl JointMap {
         }
         changed
     }
-}
-
-/// `λ` minimizing `|Gᵀ λ − res|`: `(G Gᵀ)⁺ G res`, the pseudo-inverse from the eigen-
-/// decomposition (redundant rows share their impulse).
-fn least_squares_impulses(g: &DMatrix<f64>, res: &DVector<f64>) -> DVector<f64> {
-    let eig = (g * g.transpose()).symmetric_eigen();
-    let top = eig.eigenvalues.iter().copied().fold(0.0, f64::max);
-    let rhs = g * res;
-    let mut lambda = DVector::zeros(g.nrows());
-    for k in (0..g.nrows()).filter(|&k| eig.eigenvalues[k] > 1e-10 * top) {
-        let vk = eig.eigenvectors.column(k);
-        lambda += vk * (vk.dot(&rhs) / eig.eigenvalues[k]);
-    }
-    lambda
 }

@@ -376,26 +376,11 @@ impl JointSystem {
 }
 
 /// An orthonormal basis (columns) of the component's velocities, 6 per member body, that its
-/// active rows allow: the eigenvectors of `Gᵀ G` whose eigenvalues are below 1e-10 of the
-/// largest (the rows are O(1): unit directions and lever arms of a body's size), so redundant
-/// rows cost nothing.
+/// active rows allow (`rigid::joint_space::allowed`).
 fn allowed_velocities(comp: &Component, members: &[usize]) -> DMatrix<f64> {
-    let dim = 6 * members.len();
-    let mut g = DMatrix::zeros(comp.active.len(), dim);
-    for (a, &ri) in comp.active.iter().enumerate() {
-        let row = &comp.rows[ri];
-        for s in 0..2 {
-            if let Some(l) = row.body[s].and_then(|i| members.binary_search(&i).ok()) {
-                for d in 0..6 {
-                    g[(a, 6 * l + d)] += row.jac[s][d];
-                }
-            }
-        }
-    }
-    let eig = (g.transpose() * &g).symmetric_eigen();
-    let top = eig.eigenvalues.iter().copied().fold(0.0, f64::max);
-    let free: Vec<usize> = (0..dim).filter(|&k| eig.eigenvalues[k] <= 1e-10 * top).collect();
-    DMatrix::from_fn(dim, free.len(), |r, c| eig.eigenvectors[(r, free[c])])
+    // Every row of a component touches only its members (or fixed sides, which leave `G`).
+    let (g, rhs) = crate::rigid::joint_space::active_rows(&comp.rows, &comp.saturated, members, |_| None, 1.0);
+    crate::rigid::joint_space::allowed(&g, &rhs).0
 }
 
 /// Gauss–Newton on the joints' position errors after the step's position update, in the mass
