@@ -16,6 +16,7 @@
 //! implicit step would, and the block sticks from the first step.
 
 use super::contacts::SmoothContact;
+use super::joints::RigidSpace;
 use super::layout::Layout;
 use crate::dfcp::problem::{Csc, LocalProblem};
 use crate::dfcp::solver::{SolveReport, SolverOptions};
@@ -47,18 +48,20 @@ pub fn kept(contacts: &[SmoothContact], lambda: &[f64], prune_distance: f64, act
 }
 
 /// How the free dofs respond to an impulse.
+/// With joints, the rigid bodies respond by the joints' `P` (`joints::RigidSpace::response`)
+/// instead of `M_r⁻¹`.
 pub enum Response<'a> {
     /// `M⁻¹` (000).
-    Mass(&'a Layout),
+    Mass(&'a Layout, Option<&'a RigidSpace>),
     /// `(M + h² K)⁻¹` with the system's assembled Jacobian (factorized by its linear solver) on
     /// the nodes, `M_r⁻¹` on rigid bodies.
-    Stiffness(&'a Layout, &'a mut System),
+    Stiffness(&'a Layout, &'a mut System, Option<&'a RigidSpace>),
 }
 
 impl Response<'_> {
     fn layout(&self) -> &Layout {
         match self {
-            Response::Mass(l) | Response::Stiffness(l, _) => l,
+            Response::Mass(l, _) | Response::Stiffness(l, _, _) => l,
         }
     }
 
@@ -68,12 +71,21 @@ impl Response<'_> {
         let layout = self.layout();
         let mut dv: Vec<f64> = vec![0.0; f.len()];
         let pseudo = layout.nodes..layout.nodes + 2 * layout.rigid.len();
+        let joints = match &*self {
+            Response::Mass(_, j) | Response::Stiffness(_, _, j) => *j,
+        };
         let first = if let Response::Stiffness(..) = self { pseudo.clone() } else { 0..pseudo.end };
+        let first = if joints.is_some() { first.start..layout.nodes.max(first.start) } else { first };
         for i in first {
             let y = layout.inverse_mass(model, i) * crate::model::node(f, i);
             dv[3 * i..3 * i + 3].copy_from_slice(y.as_slice());
         }
-        if let Response::Stiffness(_, sys) = self {
+        if let Some(js) = joints {
+            let rigid = 3 * pseudo.start..3 * pseudo.end;
+            let y = &js.response * nalgebra::DVector::from_column_slice(&f[rigid.clone()]);
+            dv[rigid].copy_from_slice(y.as_slice());
+        }
+        if let Response::Stiffness(_, sys, _) = self {
             let mut rhs = vec![0.0; sys.n_free];
             for (dof, &k) in sys.free.iter().enumerate() {
                 if k != usize::MAX {
@@ -92,8 +104,8 @@ impl Response<'_> {
 
     /// `W = G H⁻¹ Gᵀ` over the kept contacts.
     pub fn delassus(&mut self, model: &Model, contacts: &[SmoothContact], kept: &[usize]) -> Result<Csc, String> {
-        if let Response::Mass(layout) = self {
-            return Ok(lumped_delassus(model, layout, contacts, kept));
+        if let Response::Mass(layout, joints) = self {
+            return Ok(lumped_delassus(model, layout, *joints, contacts, kept));
         }
         // Column by column: the velocity response to a unit impulse on one contact row, seen
         // by every kept contact.
@@ -135,7 +147,16 @@ const MAX_DELASSUS_ENTRIES: usize = 100_000_000;
 
 /// `W = G M⁻¹ Gᵀ` over the kept contacts (kinematic nodes have infinite mass), assembled from
 /// the contacts sharing (pseudo-)nodes.
-fn lumped_delassus(model: &Model, layout: &Layout, contacts: &[SmoothContact], kept: &[usize]) -> Csc {
+///
+/// With joints the rigid bodies' pseudo-nodes respond by the 3×3 blocks of the joints' `P`, which
+/// couple the pseudo-nodes of one articulated component (a push on one body moves the others).
+fn lumped_delassus(
+    model: &Model,
+    layout: &Layout,
+    joints: Option<&RigidSpace>,
+    contacts: &[SmoothContact],
+    kept: &[usize],
+) -> Csc {
     let mut per_node: BTreeMap<usize, Vec<(usize, &Matrix3<f64>)>> = BTreeMap::new();
     for (c, &k) in kept.iter().enumerate() {
         for (&i, b) in contacts[k].nodes.iter().zip(&contacts[k].blocks) {
@@ -145,11 +166,26 @@ fn lumped_delassus(model: &Model, layout: &Layout, contacts: &[SmoothContact], k
         }
     }
     let mut blocks: BTreeMap<(usize, usize), Matrix3<f64>> = BTreeMap::new();
+    // The response of (pseudo-)node `i` to a push on `j`: `M⁻¹` on the diagonal, or `P`'s block.
+    let response = |i: usize, j: usize| -> Option<Matrix3<f64>> {
+        match joints {
+            Some(js) if i >= layout.nodes && j >= layout.nodes => {
+                let (a, b) = (3 * (i - layout.nodes), 3 * (j - layout.nodes));
+                let m = Matrix3::from_fn(|r, c| js.response[(a + r, b + c)]);
+                (m != Matrix3::zeros()).then_some(m)
+            }
+            _ => (i == j).then(|| layout.inverse_mass(model, i)),
+        }
+    };
+    let pseudo: Vec<usize> = per_node.keys().copied().filter(|&i| i >= layout.nodes).collect();
     for (i, list) in &per_node {
-        let inv_m = layout.inverse_mass(model, *i);
-        for (c, bc) in list {
-            for (d, bd) in list {
-                *blocks.entry((*c, *d)).or_insert_with(Matrix3::zeros) += *bc * inv_m * bd.transpose();
+        let partners: Vec<usize> = if joints.is_some() && *i >= layout.nodes { pseudo.clone() } else { vec![*i] };
+        for j in partners {
+            let Some(inv_m) = response(*i, j) else { continue };
+            for (c, bc) in list {
+                for (d, bd) in &per_node[&j] {
+                    *blocks.entry((*c, *d)).or_insert_with(Matrix3::zeros) += *bc * inv_m * bd.transpose();
+                }
             }
         }
     }

@@ -12,6 +12,7 @@
 
 pub mod contacts;
 pub mod friction;
+mod joints;
 pub mod layout;
 pub mod predictor;
 pub mod rigid_field;
@@ -139,6 +140,7 @@ impl Pipeline for SmoothPipeline {
         // gravity and gyroscopic term (or their script).
         let mut bodies = state.rigid.clone();
         crate::pipeline::nonsmooth::predict_rigid(model, &mut bodies, t0, h);
+        let joints = joints::RigidSpace::new(model, &layout, &bodies, h);
         let mut v_hat = state.v.clone();
         model.set_stage_kinematic_velocities(&state.q, &state.q, t0, h, h, &mut v_hat);
         for b in &bodies {
@@ -161,6 +163,7 @@ impl Pipeline for SmoothPipeline {
             forward: &forward,
             lambda0: &lambda0,
             speed_mass: Default::default(),
+            joints: joints.as_ref(),
         };
         let mut v = v_hat.clone();
         let pred = prob.solve(&mut self.system, model, &mut v, &self.spec.predictor, &mut stats);
@@ -178,7 +181,7 @@ impl Pipeline for SmoothPipeline {
             friction::kept(&contacts, &pred.lambda, self.spec.prune * extent, 10.0 * self.spec.predictor.tolerance);
         let start = Instant::now();
         let mut response = match self.spec.delassus {
-            DelassusSpec::Mass => friction::Response::Mass(&layout),
+            DelassusSpec::Mass => friction::Response::Mass(&layout, joints.as_ref()),
             DelassusSpec::Stiffness => {
                 // The implicit-Euler matrix at q̇*, without the predictor's constraint terms.
                 let q: Vec<f64> = state.q.iter().zip(&v).map(|(q, v)| q + h * v).collect();
@@ -186,7 +189,7 @@ impl Pipeline for SmoothPipeline {
                 self.system
                     .evaluate(model, &stage, &q, &v[..n], &v_hat[..n], true, None)
                     .map_err(|e| StepError::Undefined { time: t0, why: format!("elasticity at q̇*: {e:?}") })?;
-                friction::Response::Stiffness(&layout, &mut self.system)
+                friction::Response::Stiffness(&layout, &mut self.system, joints.as_ref())
             }
         };
         let undefined = |why| StepError::Undefined { time: t0, why };
@@ -215,6 +218,10 @@ impl Pipeline for SmoothPipeline {
             }
         }
         crate::pipeline::nonsmooth::advance_rigid_poses(model, &mut bodies, t0, h);
+        if joints.is_some() {
+            let minv = crate::pipeline::nonsmooth::assemble::inverse_masses(model, &bodies);
+            crate::pipeline::nonsmooth::joints::project_positions(model, &mut bodies, &minv);
+        }
         state.rigid = bodies;
         v.truncate(state.q.len());
         state.v = v;

@@ -21,6 +21,7 @@
 //! Sherman–Morrison–Woodbury around the LU), and the rigid directions follow from `S`.
 
 use super::contacts::SmoothContact;
+use super::joints::RigidSpace;
 use super::layout::{Layout, Slot};
 use crate::model::Model;
 use crate::pipeline::StepStats;
@@ -57,6 +58,8 @@ pub struct Predictor<'a> {
     /// Per unknown, the scalar mass that turns its residual into a speed (built at the first
     /// evaluation: every merit and error evaluation needs it, and it never changes in a solve).
     pub speed_mass: std::cell::OnceCell<Vec<f64>>,
+    /// The rigid velocities the joints allow (`joints`), if any joint.
+    pub joints: Option<&'a RigidSpace>,
 }
 
 /// Outcome of the predictor: `v` holds `q̇*`, `lambda` the normal impulses `r_N*`.
@@ -152,6 +155,10 @@ impl Predictor<'_> {
                     }
                 }
             }
+        }
+        if let Some(js) = self.joints {
+            // The joints' impulses take the rest (module doc of `joints`).
+            js.project_residual(&mut rd[sys.n_free..]);
         }
         let rp: Vec<f64> = c.iter().zip(&it.s).map(|(c, s)| c - s).collect();
         let rc: Vec<f64> = it.s.iter().zip(&it.lam).map(|(s, l)| s * l - mu).collect();
@@ -324,6 +331,10 @@ impl Predictor<'_> {
         let vref = self.velocity_scale(model);
         self.shift_free_bodies(model, v, 0.1 * vref);
         self.feasible_start(model, v, 0.1 * vref);
+        if let Some(js) = self.joints {
+            let first = 3 * self.layout.nodes;
+            js.project(&mut v[first..first + 6 * self.layout.rigid.len()]);
+        }
         let c0: Vec<f64> = self.contacts.iter().map(|k| k.velocity(v).x).collect();
         let s: Vec<f64> = c0.iter().map(|c| c.max(0.1 * vref)).collect();
         let mean_mass = self.contacts.iter().map(|k| k.mass).sum::<f64>() / self.contacts.len().max(1) as f64;
@@ -498,16 +509,20 @@ impl Predictor<'_> {
 
 /// The rigid bodies' part of a Newton system: `S = M_r + A_rᵀ D A_r` (6 per body, identity on
 /// scripted ones), its Cholesky factor, and the coupling `Bᵀ = A_rᵀ D A_n` to the free nodal dofs.
+///
+/// With joints the block is taken in the allowed velocities `z` (`w = Q z`): `Qᵀ S Q` and
+/// `Qᵀ Bᵀ`, the direction mapped back by `Q`.
 struct RigidBlock {
     chol: Option<nalgebra::Cholesky<f64, nalgebra::Dyn>>,
     bt: DMatrix<f64>,
+    q: Option<DMatrix<f64>>,
 }
 
 impl RigidBlock {
     fn new(p: &Predictor, model: &Model, sys: &System, d: &[f64]) -> Option<RigidBlock> {
         let (nf, nr) = (sys.n_free, 6 * p.layout.rigid.len());
         if nr == 0 {
-            return Some(RigidBlock { chol: None, bt: DMatrix::zeros(0, nf) });
+            return Some(RigidBlock { chol: None, bt: DMatrix::zeros(0, nf), q: None });
         }
         let mut s = DMatrix::<f64>::zeros(nr, nr);
         for r in 0..p.layout.rigid.len() {
@@ -534,13 +549,26 @@ impl RigidBlock {
                 }
             }
         }
-        Some(RigidBlock { chol: Some(s.cholesky()?), bt })
+        let Some(js) = p.joints else {
+            return Some(RigidBlock { chol: Some(s.cholesky()?), bt, q: None });
+        };
+        let sz = js.q.transpose() * &s * &js.q;
+        Some(RigidBlock { chol: Some(sz.cholesky()?), bt: js.q.tr_mul(&bt), q: Some(js.q.clone()) })
+    }
+
+    /// `Qᵀ b_r` (the identity without joints).
+    fn reduce(&self, br: &[f64]) -> DVector<f64> {
+        let b = DVector::from_column_slice(br);
+        match &self.q {
+            Some(q) => q.tr_mul(&b),
+            None => b,
+        }
     }
 
     /// `b_n − B S⁻¹ b_r`.
     fn reduced_rhs(&self, bn: &[f64], br: &[f64]) -> Vec<f64> {
         let Some(chol) = &self.chol else { return bn.to_vec() };
-        let y = chol.solve(&DVector::from_column_slice(br));
+        let y = chol.solve(&self.reduce(br));
         let by = self.bt.tr_mul(&y);
         bn.iter().zip(by.iter()).map(|(b, c)| b - c).collect()
     }
@@ -561,8 +589,12 @@ impl RigidBlock {
     /// `dw = S⁻¹ (b_r − Bᵀ dv)`.
     fn rigid_direction(&self, br: &[f64], dv: &[f64]) -> Vec<f64> {
         let Some(chol) = &self.chol else { return Vec::new() };
-        let rhs = DVector::from_column_slice(br) - &self.bt * DVector::from_column_slice(dv);
-        chol.solve(&rhs).iter().copied().collect()
+        let rhs = self.reduce(br) - &self.bt * DVector::from_column_slice(dv);
+        let dz = chol.solve(&rhs);
+        match &self.q {
+            Some(q) => (q * dz).iter().copied().collect(),
+            None => dz.iter().copied().collect(),
+        }
     }
 }
 

@@ -8,11 +8,12 @@ pub(super) fn joints(c: &mut Checks, s: &Scene) {
         return;
     }
     let rigids = super::rigid_specs(s);
-    let pipeline_ok = matches!(s.pipeline, PipelineSpec::Nonsmooth(_));
+    let smooth = matches!(s.pipeline, PipelineSpec::Smooth(_));
+    let pipeline_ok = smooth || matches!(s.pipeline, PipelineSpec::Nonsmooth(_));
     for (k, j) in s.joints.iter().enumerate() {
         let p = format!("joints[{k}]");
         if !pipeline_ok {
-            c.push(&p, None, "joints are solved by the `Nonsmooth` pipeline only (`Penalty` and `Smooth` take none)");
+            c.push(&p, None, "joints are solved by the `Nonsmooth` and `Smooth` pipelines (`Penalty` takes none)");
         }
         let (a, b) = match j {
             JointSpec::Ball { a, b, .. } | JointSpec::Hinge { a, b, .. } | JointSpec::Fixed { a, b } => (a, b),
@@ -49,6 +50,13 @@ pub(super) fn joints(c: &mut Checks, s: &Scene) {
         if let JointSpec::Hinge { axis, motor, .. } = j {
             nonzero_axis(c, &format!("{p}.axis"), axis);
             if let Some(m) = motor {
+                if smooth {
+                    c.push(
+                        format!("{p}.motor"),
+                        None,
+                        "a motor's torque limit is solved by the `Nonsmooth` pipeline only (`Smooth` takes hinges without motors)",
+                    );
+                }
                 let path = format!("{p}.motor.max_torque");
                 if m.max_torque.is_finite() && m.max_torque <= 0.0 {
                     c.push(path, Some(fmt_f(m.max_torque)), "must be > 0 (N m)");
