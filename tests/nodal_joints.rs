@@ -21,7 +21,7 @@ fn scene(dt: f64, bodies: &str, joints: &str, cloth: bool) -> Simulation {
         r#"Scene(
     name: "joints", dt: {dt}, frames: 1, frame_rate: 1.0,
     materials: {{ "m": (density: 1000.0), "cotton": (density: 200.0, youngs_modulus: 1e5, poisson_ratio: 0.3, thickness: 1e-3),
-                  "foam": (density: 8000.0, youngs_modulus: 1e-3, poisson_ratio: 0.3) }},
+                  "foam": (density: 8000.0, youngs_modulus: 1e5, poisson_ratio: 0.3) }},
     friction: (default: (mu: 0.5)),
     bodies: [ {bodies}{sheet} ],
     joints: [ {joints} ],
@@ -93,22 +93,23 @@ fn a_double_pendulum_moves_as_in_the_rigid_step() {
     assert!(swing > 0.2, "the pendulum did not swing ({swing} m)");
 }
 
-/// A wheel (r = 0.1 m, 5 cm thick) on a vertical axle carries a pad (6 × 6 × 2 cm, 0.58 kg) on
-/// its top, every vertex of it attached (`attach_to`): the pad's nodes ride on the wheel, so the
-/// pair turns as one body of inertia `I = I_w + I_p`, `I_p = Σ m_i d_i²` (d_i the nodes'
-/// distances from the axle; 27 % of I). A motor of torque limit τ spins it up at τ / I until its
-/// target, then holds it.
+/// A wheel (r = 0.1 m, 5 cm thick) on a vertical axle carries a soft pad (6 × 6 × 2 cm,
+/// 0.58 kg, E = 1e5 Pa) on its top, every vertex of it attached (`attach_to`): the pad's nodes
+/// ride on the wheel, so the pair turns as one body of inertia `I = I_w + I_p`,
+/// `I_p = Σ m_i d_i²` (d_i the nodes' distances from the axle; 27 % of I). A motor of torque
+/// limit τ spins it up at τ / I until its target, then holds it.
 ///
 /// The attached nodes carry their momentum as velocities `ω × r` at the step's start offsets
 /// (`attached`), and the next step measures it about offsets turned by `ω h`: the pad's angular
 /// momentum enters each step as `I_p ω cos(ω h)`. So the speeds follow
-/// `I ω⁺ = (I_w + I_p cos(ω h)) ω + τ h` exactly: checked to 1e-10 of the target (measured
-/// 7e-12, round-off over 300 steps). The closed form `ω = τ t / I` is then met up to the sum of
-/// those losses (7.6e-4 of the target at h = 1e-2); a pad left out of the inertia would miss it
-/// by 27 %. The pad is made almost without stiffness (E = 1e-3 Pa): with E = 1e5 Pa its elastic
-/// forces, evaluated where the straight update `x0 + h v` puts the riding nodes (off the turned
-/// body by `(ω h)² d / 2`), add a loss of the same order (measured: the spin 6.6e-8 below the
-/// recursion at step 40). The rows keep the axle to 1e-8 m.
+/// `I ω⁺ = (I_w + I_p cos(ω h)) ω + τ h`: checked to 1e-8 of the target (measured 1.4e-9; the
+/// pad's nodes are put where the wheel's turn takes them within each Newton iteration, from the
+/// previous iteration's spin, and 2 iterations leave that much; 7e-12 with a pad of no
+/// stiffness). Before the nodes followed the turn, the pad's elastic forces, evaluated on the
+/// straight update `x0 + h v` (off the turned wheel by `(ω h)² d / 2`), doubled the loss. The
+/// closed form `ω = τ t / I` is met up to the sum of the `cos` losses (7.6e-4 of the target at
+/// h = 1e-2); a pad left out of the inertia would miss it by 27 %. The rows keep the axle to
+/// 1e-8 m.
 #[test]
 fn a_motor_spins_up_a_wheel_carrying_a_pad_over_their_joint_inertia() {
     let (r, len, tau, target, h) = (0.1, 0.05, 0.02, 90.0f64, 1e-2);
@@ -152,7 +153,7 @@ fn a_motor_spins_up_a_wheel_carrying_a_pad_over_their_joint_inertia() {
     println!(
         "recursion {recursion:.1e}, closed form {closed:.1e} (losses {losses:.1e}) rad/s, target {w1}, axle {worst:.1e} m"
     );
-    assert!(recursion < 1e-10 * w1, "{recursion:e} rad/s from the recursion");
+    assert!(recursion < 1e-8 * w1, "{recursion:e} rad/s from the recursion");
     assert!(closed <= losses + 1e-10 * w1, "{closed:e} rad/s from the closed form, more than the losses {losses:e}");
     assert!(worst < 1e-8, "the axle moved by {worst:e} m");
 }

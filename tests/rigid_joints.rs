@@ -262,13 +262,13 @@ fn joints_the_pipeline_cannot_take_are_refused_with_the_field() {
             "must be > 0",
         ),
         (
-            r#"Ball(a: "a", point: (0.0, 0.0, 0.0))"#,
+            r#"Hinge(a: "a", point: (0.0, 0.0, 0.0), axis: (0.0, 0.0, 1.0), motor: (speed: 10.0, max_torque: 1.0))"#,
             two,
             "Smooth(field: (radius: 0.05))",
-            "joints[0]",
+            "joints[0].motor",
             "`Nonsmooth` pipeline only",
         ),
-        (r#"Ball(a: "a", point: (0.0, 0.0, 0.0))"#, two, "Penalty()", "joints[0]", "`Nonsmooth` pipeline only"),
+        (r#"Ball(a: "a", point: (0.0, 0.0, 0.0))"#, two, "Penalty()", "joints[0]", "(`Penalty` takes none)"),
     ];
     for (joints, bodies, pipeline, field, message) in cases {
         let err = refusal(joints, bodies, pipeline);

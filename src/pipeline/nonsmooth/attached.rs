@@ -233,6 +233,21 @@ impl Roots {
         body.is_some() && scripted
     }
 
+    /// Where the body's turn puts the roots, in the Newton iterate's positions `x = x0 + h v`:
+    /// the straight update misses `R(h ω) r − r − h ω × r` (second order in `h ω`, `ω` the
+    /// body's current iterate), which strained elements whose nodes all ride on one body and
+    /// gave their elastic forces a net torque (a stiff pad on a motorised wheel: twice the
+    /// transport loss). Added here, such elements move rigidly.
+    pub fn turn_with_bodies(&self, bodies: &[RigidBody], h: f64, x: &mut [f64]) {
+        for (root, r) in self.roots.iter().zip(&self.r) {
+            let w = bodies[root.body].angular_velocity * h;
+            let d = nalgebra::UnitQuaternion::from_scaled_axis(w) * r - r - w.cross(r);
+            for k in 0..3 {
+                x[3 * root.node + k] += d[k];
+            }
+        }
+    }
+
     /// After the step: every root on its body's new pose, `x = c + R r_b`, moving at the step's
     /// `V + ω × r` (module doc), `r` at the step's start.
     pub fn finish_step(&self, bodies: &[RigidBody], q: &mut [f64], v: &mut [f64]) {

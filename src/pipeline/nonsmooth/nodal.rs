@@ -681,6 +681,7 @@ impl NodalStep {
                 for d in 0..ndof {
                     x[d] = x0[d] + h * v[d];
                 }
+                self.roots.turn_with_bodies(&state.rigid, h, &mut x);
                 let clock = Instant::now();
                 let vf: Vec<f64> = (0..ndof).filter(|&d| self.free[d] != usize::MAX).map(|d| v[d]).collect();
                 let (a, f) = if integrator {
