@@ -3,6 +3,8 @@
 //! hinges keep their lines, and a motor turning a wheel that carries an attached soft pad spins
 //! it up at the torque limit over the inertia of wheel and pad together.
 
+#[path = "support/joints.rs"]
+mod joints;
 #[path = "support/scene_run.rs"]
 mod scene_run;
 
@@ -17,33 +19,8 @@ fn scene(dt: f64, bodies: &str, joints: &str, cloth: bool) -> Simulation {
     } else {
         ""
     };
-    scene_run::simulation(&format!(
-        r#"Scene(
-    name: "joints", dt: {dt}, frames: 1, frame_rate: 1.0,
-    materials: {{ "m": (density: 1000.0), "cotton": (density: 200.0, youngs_modulus: 1e5, poisson_ratio: 0.3, thickness: 1e-3),
-                  "foam": (density: 8000.0, youngs_modulus: 1e5, poisson_ratio: 0.3) }},
-    friction: (default: (mu: 0.5)),
-    bodies: [ {bodies}{sheet} ],
-    joints: [ {joints} ],
-    pipeline: Nonsmooth(solver: Auto, tolerance: 1e-10, max_iterations: 5000),
-)"#
-    ))
-}
-
-/// Largest distance between the two sides' copies of each joint's hinge line (anchors and the
-/// points 0.1 m along the axes).
-fn hinge_deviation(s: &Simulation) -> f64 {
-    let mut worst: f64 = 0.0;
-    for j in &s.model.joints {
-        let ([pa, pb], axes) = j.world_frame(&s.state.rigid);
-        worst = worst.max((pa - pb).norm());
-        if let Some([aa, ab]) = axes {
-            for d in [-0.1, 0.1] {
-                worst = worst.max(((pa + d * aa) - (pb + d * ab)).norm());
-            }
-        }
-    }
-    worst
+    let pipeline = "Nonsmooth(solver: Auto, tolerance: 1e-10, max_iterations: 5000)";
+    scene_run::simulation(&joints::scene(dt, 0.5, pipeline, &format!("{bodies}{sheet}"), joints, ""))
 }
 
 /// A double pendulum of two hinged bars released at 30° with a spin about x that the hinges
@@ -55,21 +32,7 @@ fn hinge_deviation(s: &Simulation) -> f64 {
 /// the nodal run stay one line to 1e-8 m (the rigid test's gate; measured 1.2e-12 m).
 #[test]
 fn a_double_pendulum_moves_as_in_the_rigid_step() {
-    let (s30, c30) = (0.5, 0.75f64.sqrt());
-    let bodies = format!(
-        r#"Rigid(name: "upper", material: "m", shape: Box(size: (0.04, 0.04, 0.5)), position: ({x1}, 0.0, {z1}), rotation: (0.0, -30.0, 0.0), angular_velocity: (60.0, 0.0, 0.0)),
-           Rigid(name: "lower", material: "m", shape: Box(size: (0.04, 0.04, 0.4)), position: ({x2}, 0.0, {z2}))"#,
-        x1 = 0.25 * s30,
-        z1 = 1.0 - 0.25 * c30,
-        x2 = 0.5 * s30,
-        z2 = 1.0 - 0.5 * c30 - 0.2,
-    );
-    let joints = format!(
-        r#"Hinge(a: "upper", point: (0.0, 0.0, 1.0), axis: (0.0, 1.0, 0.0)),
-           Hinge(a: "lower", b: Some("upper"), point: ({x}, 0.0, {z}), axis: (0.0, 1.0, 0.0))"#,
-        x = 0.5 * s30,
-        z = 1.0 - 0.5 * c30
-    );
+    let (bodies, joints) = joints::double_pendulum();
     let mut rigid = scene(1e-3, &bodies, &joints, false);
     let mut mixed = scene(1e-3, &bodies, &joints, true);
     assert!(mixed.model.node_count() > 0);
@@ -82,7 +45,7 @@ fn a_double_pendulum_moves_as_in_the_rigid_step() {
             apart = apart.max((a.position - b.position).norm());
             apart = apart.max(a.orientation.angle_to(&b.orientation));
         }
-        worst = worst.max(hinge_deviation(&mixed));
+        worst = worst.max(joints::hinge_deviation(&mixed));
         swing = swing.max(mixed.state.rigid[1].position.x.abs());
         if step % 100 == 0 {
             println!("step {step}: the runs {apart:.1e} apart, hinge lines within {worst:.1e} m");
@@ -148,7 +111,7 @@ fn a_motor_spins_up_a_wheel_carrying_a_pad_over_their_joint_inertia() {
         let w = s.state.rigid[0].angular_velocity;
         recursion = recursion.max((w.z - w_rec).abs());
         closed = closed.max((w.z - (alpha * t).min(w1)).abs());
-        worst = worst.max(hinge_deviation(&s));
+        worst = worst.max(joints::hinge_deviation(&s));
     }
     println!(
         "recursion {recursion:.1e}, closed form {closed:.1e} (losses {losses:.1e}) rad/s, target {w1}, axle {worst:.1e} m"

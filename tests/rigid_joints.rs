@@ -5,6 +5,8 @@
 
 #[path = "support/cli_stats.rs"]
 mod cli_stats;
+#[path = "support/joints.rs"]
+mod joints;
 #[path = "support/scene_run.rs"]
 mod scene_run;
 
@@ -19,33 +21,8 @@ fn scene(dt: f64, bodies: &str, joints: &str, colliders: &str) -> Simulation {
 }
 
 fn scene_mu(dt: f64, mu: f64, bodies: &str, joints: &str, colliders: &str) -> Simulation {
-    scene_run::simulation(&format!(
-        r#"Scene(
-    name: "joints", dt: {dt}, frames: 1, frame_rate: 1.0,
-    materials: {{ "m": (density: 1000.0) }},
-    friction: (default: (mu: {mu})),
-    bodies: [ {bodies} ],
-    joints: [ {joints} ],
-    colliders: [ {colliders} ],
-    pipeline: Nonsmooth(solver: Auto, tolerance: 1e-10, max_iterations: 5000),
-)"#
-    ))
-}
-
-/// Largest distance between the two sides' copies of each joint's hinge line: the anchors and
-/// the points 0.1 m along each side's axis on both sides of them.
-fn hinge_deviation(s: &Simulation) -> f64 {
-    let mut worst: f64 = 0.0;
-    for j in &s.model.joints {
-        let ([pa, pb], axes) = j.world_frame(&s.state.rigid);
-        worst = worst.max((pa - pb).norm());
-        if let Some([aa, ab]) = axes {
-            for d in [-0.1, 0.1] {
-                worst = worst.max(((pa + d * aa) - (pb + d * ab)).norm());
-            }
-        }
-    }
-    worst
+    let pipeline = "Nonsmooth(solver: Auto, tolerance: 1e-10, max_iterations: 5000)";
+    scene_run::simulation(&joints::scene(dt, mu, pipeline, bodies, joints, colliders))
 }
 
 /// A double pendulum of two bars, the first hinged to the world, the second to the first, both
@@ -54,27 +31,13 @@ fn hinge_deviation(s: &Simulation) -> f64 {
 /// step stops at 1e-12 of position error, so any failure to converge shows far above that).
 #[test]
 fn hinges_keep_their_axes_over_1000_steps() {
-    let (s30, c30) = (0.5, 0.75f64.sqrt());
-    let bodies = format!(
-        r#"Rigid(name: "upper", material: "m", shape: Box(size: (0.04, 0.04, 0.5)), position: ({x1}, 0.0, {z1}), rotation: (0.0, -30.0, 0.0), angular_velocity: (60.0, 0.0, 0.0)),
-           Rigid(name: "lower", material: "m", shape: Box(size: (0.04, 0.04, 0.4)), position: ({x2}, 0.0, {z2}))"#,
-        x1 = 0.25 * s30,
-        z1 = 1.0 - 0.25 * c30,
-        x2 = 0.5 * s30,
-        z2 = 1.0 - 0.5 * c30 - 0.2,
-    );
-    let joints = format!(
-        r#"Hinge(a: "upper", point: (0.0, 0.0, 1.0), axis: (0.0, 1.0, 0.0)),
-           Hinge(a: "lower", b: Some("upper"), point: ({x}, 0.0, {z}), axis: (0.0, 1.0, 0.0))"#,
-        x = 0.5 * s30,
-        z = 1.0 - 0.5 * c30
-    );
+    let (bodies, joints) = joints::double_pendulum();
     let mut s = scene(1e-3, &bodies, &joints, "");
     let mut worst: f64 = 0.0;
     let mut swing: f64 = 0.0;
     for _ in 0..1000 {
         scene_run::run_for(&mut s, 1e-3, 1e-3);
-        worst = worst.max(hinge_deviation(&s));
+        worst = worst.max(joints::hinge_deviation(&s));
         swing = swing.max(s.state.rigid[1].position.x.abs());
         // The hinges remove every motion out of the x-z plane.
         for b in &s.state.rigid {
@@ -163,7 +126,7 @@ fn a_pendulum_on_a_ball_joint_has_the_closed_form_period() {
         let error = (measured / period - 1.0).abs();
         println!("theta0 {theta0}: period {measured:.5} s, closed form {period:.5} s, error {:.3} %", 100.0 * error);
         assert!(error < 0.01, "theta0 {theta0}: period {measured} against {period}");
-        assert!(hinge_deviation(&s) < 1e-8);
+        assert!(joints::hinge_deviation(&s) < 1e-8);
     }
 }
 
@@ -204,7 +167,7 @@ fn a_hinged_lever_rests_on_a_support_with_the_force_of_statics() {
             assert!(((force.z - expected) / expected).abs() < 1e-6, "support force {force} against {expected} N");
         }
         assert!(s.state.rigid[0].linear_velocity.norm() < 1e-6);
-        assert!(hinge_deviation(&s) < 1e-8);
+        assert!(joints::hinge_deviation(&s) < 1e-8);
     }
 }
 
@@ -223,7 +186,7 @@ fn a_fixed_joint_keeps_two_boxes_as_one_body() {
     for _ in 0..2000 {
         scene_run::run_for(&mut s, 1e-3, 1e-3);
         assert!((offset(&s) - rest).norm() < 1e-8, "{}", offset(&s) - rest);
-        assert!(hinge_deviation(&s) < 1e-8);
+        assert!(joints::hinge_deviation(&s) < 1e-8);
     }
     let base = &s.state.rigid[0];
     assert!((base.position.z - 0.05).abs() < 1e-4 && base.linear_velocity.norm() < 1e-3, "{base:?}");

@@ -3,6 +3,8 @@
 //! response): the same double pendulum as the Nonsmooth rigid step's, and a hinged lever
 //! resting on a ball, whose support the statics give.
 
+#[path = "support/joints.rs"]
+mod joints;
 #[path = "support/scene_run.rs"]
 mod scene_run;
 
@@ -11,32 +13,7 @@ use fricsim::simulation::Simulation;
 const SMOOTH: &str = "Smooth(field: (kernel: Cubic, radius: 0.01))";
 
 fn scene(pipeline: &str, mu: f64, bodies: &str, joints: &str, colliders: &str) -> Simulation {
-    scene_run::simulation(&format!(
-        r#"Scene(
-    name: "joints", dt: 1e-3, frames: 1, frame_rate: 1.0,
-    materials: {{ "m": (density: 1000.0) }},
-    friction: (default: (mu: {mu})),
-    bodies: [ {bodies} ],
-    joints: [ {joints} ],
-    colliders: [ {colliders} ],
-    pipeline: {pipeline},
-)"#
-    ))
-}
-
-/// Largest distance between the two sides' copies of each joint's hinge line.
-fn hinge_deviation(s: &Simulation) -> f64 {
-    let mut worst: f64 = 0.0;
-    for j in &s.model.joints {
-        let ([pa, pb], axes) = j.world_frame(&s.state.rigid);
-        worst = worst.max((pa - pb).norm());
-        if let Some([aa, ab]) = axes {
-            for d in [-0.1, 0.1] {
-                worst = worst.max(((pa + d * aa) - (pb + d * ab)).norm());
-            }
-        }
-    }
-    worst
+    scene_run::simulation(&joints::scene(1e-3, mu, pipeline, bodies, joints, colliders))
 }
 
 /// The double pendulum of `tests/rigid_joints.rs` (two hinged bars released at 30° with a spin
@@ -47,21 +24,7 @@ fn hinge_deviation(s: &Simulation) -> f64 {
 /// lines stay one line to 1e-8 m.
 #[test]
 fn a_double_pendulum_moves_as_in_the_nonsmooth_step() {
-    let (s30, c30) = (0.5, 0.75f64.sqrt());
-    let bodies = format!(
-        r#"Rigid(name: "upper", material: "m", shape: Box(size: (0.04, 0.04, 0.5)), position: ({x1}, 0.0, {z1}), rotation: (0.0, -30.0, 0.0), angular_velocity: (60.0, 0.0, 0.0)),
-           Rigid(name: "lower", material: "m", shape: Box(size: (0.04, 0.04, 0.4)), position: ({x2}, 0.0, {z2}))"#,
-        x1 = 0.25 * s30,
-        z1 = 1.0 - 0.25 * c30,
-        x2 = 0.5 * s30,
-        z2 = 1.0 - 0.5 * c30 - 0.2,
-    );
-    let joints = format!(
-        r#"Hinge(a: "upper", point: (0.0, 0.0, 1.0), axis: (0.0, 1.0, 0.0)),
-           Hinge(a: "lower", b: Some("upper"), point: ({x}, 0.0, {z}), axis: (0.0, 1.0, 0.0))"#,
-        x = 0.5 * s30,
-        z = 1.0 - 0.5 * c30
-    );
+    let (bodies, joints) = joints::double_pendulum();
     let mut rigid = scene("Nonsmooth(solver: Auto, tolerance: 1e-10)", 0.5, &bodies, &joints, "");
     let mut smooth = scene(SMOOTH, 0.5, &bodies, &joints, "");
     let (mut apart, mut worst, mut swing) = (0.0f64, 0.0f64, 0.0f64);
@@ -73,7 +36,7 @@ fn a_double_pendulum_moves_as_in_the_nonsmooth_step() {
             apart = apart.max((a.position - b.position).norm());
             apart = apart.max(a.orientation.angle_to(&b.orientation));
         }
-        worst = worst.max(hinge_deviation(&smooth));
+        worst = worst.max(joints::hinge_deviation(&smooth));
         swing = swing.max(smooth.state.rigid[1].position.x.abs());
         if step % 100 == 0 {
             println!("step {step}: the runs {apart:.1e} apart, hinge lines within {worst:.1e} m");
@@ -102,7 +65,7 @@ fn a_hinged_lever_rests_on_a_ball() {
         for step in 1..=300 {
             let st = s.step().expect("finite");
             assert!(st.converged, "mu {mu}, step {step}: {:?}", st.failure);
-            worst = worst.max(hinge_deviation(&s));
+            worst = worst.max(joints::hinge_deviation(&s));
         }
         let bar = &s.state.rigid[0];
         // The bar's underside above the ball's centre (x = 0.9).
