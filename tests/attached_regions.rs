@@ -129,3 +129,35 @@ fn attachments_that_cannot_work_are_refused() {
     let e = e.to_string();
     assert!(e.contains("bodies[1].kinematic") && e.contains("cannot ride on a body and follow a script"), "{e}");
 }
+
+/// A `Cylinder` region selects the vertices within its radius of its axis and half its length
+/// of its centre. The pad's vertices stand in 9 columns at x, y ∈ {−0.05, 0, 0.05}, two layers
+/// each: a cylinder of radius 0.071 about z takes all 18, one of 0.06 the centre and the 4 edge
+/// columns (10), one off the pad none (refused). A zero axis or a negative radius is refused with
+/// its field.
+#[test]
+fn a_cylinder_region_selects_by_distance_from_its_axis() {
+    let dir = tempfile::tempdir().unwrap();
+    let region = |centre: &str, radius: &str, axis: &str| {
+        let text = composite("", "motion: Fixed", "Nonsmooth()").replace(
+            "region: Box(min: (-1.0, -1.0, 0.2199), max: (1.0, 1.0, 1.0))",
+            &format!("region: Cylinder(center: {centre}, axis: {axis}, radius: {radius}, length: 0.1)"),
+        );
+        fricsim::scene::parse_scene_str(&text, "a.ron", dir.path(), &[]).and_then(|l| fricsim::scene::build::build(&l))
+    };
+    let on = "(0.0, 0.0, 0.21)";
+    for (radius, selected) in [("0.071", 18), ("0.06", 10)] {
+        let (model, _) = region(on, radius, "(0.0, 0.0, 1.0)").unwrap_or_else(|e| panic!("{e}"));
+        let n = (0..model.node_count()).filter(|&i| model.node_is_kinematic[i]).count();
+        assert_eq!(n, selected, "radius {radius}");
+    }
+    for (centre, radius, axis, field, message) in [
+        ("(1.0, 1.0, 0.21)", "0.06", "(0.0, 0.0, 1.0)", "bodies[1].kinematic[0].region", "selects"),
+        (on, "0.071", "(0.0, 0.0, 0.0)", "bodies[1].kinematic[0].region.axis", "non-zero"),
+        (on, "-0.1", "(0.0, 0.0, 1.0)", "bodies[1].kinematic[0].region.radius", "must be a length"),
+    ] {
+        let Err(e) = region(centre, radius, axis) else { panic!("radius {radius}, axis {axis} was accepted") };
+        let e = e.to_string();
+        assert!(e.contains(field) && e.contains(message), "{field}: {e}");
+    }
+}
