@@ -27,18 +27,13 @@ struct Run {
 }
 
 fn run(load: f64, mu: f64) -> Run {
-    run_scene("belt_drive.ron", load, mu, 1.0, false).0
+    run_scene("belt_drive.ron", load, mu, 1.0, false, &[]).0
 }
 
 /// [`run`] for scene `name` over `seconds`, both pulleys started at the driver's target spin
-/// when `spun`; also the largest distance of the driven pulley's hub from its axle line over the
-/// run (m).
-fn run_scene(name: &str, load: f64, mu: f64, seconds: f64, spun: bool) -> (Run, f64) {
-    run_with(name, load, mu, seconds, spun, &[])
-}
-
-/// [`run_scene`] with further overrides.
-fn run_with(name: &str, load: f64, mu: f64, seconds: f64, spun: bool, more: &[&str]) -> (Run, f64) {
+/// when `spun`, with the overrides `more`; also the largest distance of the driven pulley's hub
+/// from its axle line over the run (m).
+fn run_scene(name: &str, load: f64, mu: f64, seconds: f64, spun: bool, more: &[&str]) -> (Run, f64) {
     let mut overrides = vec![format!("joints[1].motor.max_torque={load}"), format!("friction.pairs[0].mu={mu}")];
     overrides.extend(more.iter().map(|s| s.to_string()));
     if spun {
@@ -93,7 +88,7 @@ fn the_belt_drives_below_the_capstan_bound_and_slips_above_it() {
     assert!((grip.driven - grip.driver).abs() < 0.03 * grip.driver, "the driven pulley must follow");
     assert!((grip.torque - load).abs() < 0.05 * load, "the friction torque must balance the brake");
     for (factor, follows) in [(0.9, true), (1.1, false)] {
-        let r = run_scene("belt_drive.ron", factor * bound, MU, 1.0, true).0;
+        let r = run_scene("belt_drive.ron", factor * bound, MU, 1.0, true, &[]).0;
         println!("spun, {factor} of the bound: driver {:.4} rad/s, driven {:.4} rad/s", r.driver, r.driven);
         assert_eq!(r.driven > 0.95 * r.driver, follows, "at {factor} of the capstan bound");
     }
@@ -115,7 +110,7 @@ fn the_belt_drives_below_the_capstan_bound_and_slips_above_it() {
 /// about ±2.5 % through the run), and the hub stays on its axle to 1e-8 m. About 17 s.
 #[test]
 fn a_soft_ring_on_a_hinged_hub_follows_the_driver() {
-    let (soft, axle) = run_scene("belt_drive_soft.ron", 0.3, MU, 0.6, false);
+    let (soft, axle) = run_scene("belt_drive_soft.ron", 0.3, MU, 0.6, false, &[]);
     println!("soft ring: driver {:.4} rad/s, driven {:.4} rad/s, axle {axle:.1e} m", soft.driver, soft.driven);
     assert!((soft.driven - soft.driver).abs() < 0.03 * soft.driver, "the soft pulley must follow");
     assert!(axle < 1e-8, "the hub left its axle by {axle:e} m");
@@ -127,7 +122,7 @@ fn a_soft_ring_on_a_hinged_hub_follows_the_driver() {
 #[test]
 fn the_admm_solver_drives_the_belt_through_the_joints() {
     let (r, axle) =
-        run_with("belt_drive.ron", 0.3, MU, 1.0, false, &["pipeline.solver=Admm", "pipeline.tolerance=1e-4"]);
+        run_scene("belt_drive.ron", 0.3, MU, 1.0, false, &["pipeline.solver=Admm", "pipeline.tolerance=1e-4"]);
     println!("admm: driver {:.4} rad/s, driven {:.4} rad/s, axle {axle:.1e} m", r.driver, r.driven);
     assert!((r.driven - r.driver).abs() < 0.03 * r.driver, "the driven pulley must follow");
     assert!(axle < 1e-8, "the hub left its axle by {axle:e} m");
@@ -148,7 +143,7 @@ fn capstan_threshold() {
     for mu in [0.15, 0.3, 0.5] {
         let follows = |r: &Run| r.driven > 0.95 * r.driver;
         let bound_at = |r: &Run| R * r.pull * (mu * std::f64::consts::PI / 2.0).tanh();
-        let spun = |load: f64| run_scene("belt_drive.ron", load, mu, 1.0, true).0;
+        let spun = |load: f64| run_scene("belt_drive.ron", load, mu, 1.0, true, &[]).0;
         let first = spun(0.1);
         assert!(follows(&first), "μ = {mu}: the driven pulley must follow at 0.1 N m");
         let (mut lo, mut hi) = (0.1, 2.0 * bound_at(&first));

@@ -36,21 +36,7 @@ fn a_double_pendulum_moves_as_in_the_rigid_step() {
     let mut rigid = scene(1e-3, &bodies, &joints, false);
     let mut mixed = scene(1e-3, &bodies, &joints, true);
     assert!(mixed.model.node_count() > 0);
-    let (mut apart, mut worst, mut swing) = (0.0f64, 0.0f64, 0.0f64);
-    for step in 1..=500 {
-        rigid.step().expect("finite");
-        let st = mixed.step().expect("finite");
-        assert!(st.converged, "step {step}: {:?}", st.failure);
-        for (a, b) in rigid.state.rigid.iter().zip(&mixed.state.rigid) {
-            apart = apart.max((a.position - b.position).norm());
-            apart = apart.max(a.orientation.angle_to(&b.orientation));
-        }
-        worst = worst.max(joints::hinge_deviation(&mixed));
-        swing = swing.max(mixed.state.rigid[1].position.x.abs());
-        if step % 100 == 0 {
-            println!("step {step}: the runs {apart:.1e} apart, hinge lines within {worst:.1e} m");
-        }
-    }
+    let (apart, worst, swing) = joints::compare_runs(&mut rigid, &mut mixed, 500);
     assert!(apart < 1e-9, "the nodal step's pendulum left the rigid step's by {apart:e}");
     assert!(worst < 1e-8, "a hinge line parted by {worst:e} m");
     assert!(swing > 0.2, "the pendulum did not swing ({swing} m)");

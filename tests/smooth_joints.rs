@@ -27,21 +27,7 @@ fn a_double_pendulum_moves_as_in_the_nonsmooth_step() {
     let (bodies, joints) = joints::double_pendulum();
     let mut rigid = scene("Nonsmooth(solver: Auto, tolerance: 1e-10)", 0.5, &bodies, &joints, "");
     let mut smooth = scene(SMOOTH, 0.5, &bodies, &joints, "");
-    let (mut apart, mut worst, mut swing) = (0.0f64, 0.0f64, 0.0f64);
-    for step in 1..=500 {
-        rigid.step().expect("finite");
-        let st = smooth.step().expect("finite");
-        assert!(st.converged, "step {step}: {:?}", st.failure);
-        for (a, b) in rigid.state.rigid.iter().zip(&smooth.state.rigid) {
-            apart = apart.max((a.position - b.position).norm());
-            apart = apart.max(a.orientation.angle_to(&b.orientation));
-        }
-        worst = worst.max(joints::hinge_deviation(&smooth));
-        swing = swing.max(smooth.state.rigid[1].position.x.abs());
-        if step % 100 == 0 {
-            println!("step {step}: the runs {apart:.1e} apart, hinge lines within {worst:.1e} m");
-        }
-    }
+    let (apart, worst, swing) = joints::compare_runs(&mut rigid, &mut smooth, 500);
     assert!(apart < 1e-9, "the Smooth pendulum left the Nonsmooth one by {apart:e}");
     assert!(worst < 1e-8, "a hinge line parted by {worst:e} m");
     assert!(swing > 0.2, "the pendulum did not swing ({swing} m)");

@@ -1,5 +1,7 @@
 //! What the joint tests share: a scene of rigid bodies and joints, the double pendulum, and the
-//! measure of a hinge line's parting.
+//! measure of a hinge line's parting, the comparison of two runs of the same bodies.
+// Each test file uses a part of it.
+#![allow(dead_code)]
 
 use fricsim::simulation::Simulation;
 
@@ -56,4 +58,26 @@ pub fn hinge_deviation(s: &Simulation) -> f64 {
         }
     }
     worst
+}
+
+/// Steps `reference` and `other` (the same jointed bodies) together for `steps` steps, every step
+/// of `other` required to converge; returns how far apart their bodies got (m and rad), the
+/// largest parting of `other`'s hinge lines (m) and how far its second body swung from x = 0 (m).
+pub fn compare_runs(reference: &mut Simulation, other: &mut Simulation, steps: usize) -> (f64, f64, f64) {
+    let (mut apart, mut worst, mut swing) = (0.0f64, 0.0f64, 0.0f64);
+    for step in 1..=steps {
+        reference.step().expect("finite");
+        let st = other.step().expect("finite");
+        assert!(st.converged, "step {step}: {:?}", st.failure);
+        for (a, b) in reference.state.rigid.iter().zip(&other.state.rigid) {
+            apart = apart.max((a.position - b.position).norm());
+            apart = apart.max(a.orientation.angle_to(&b.orientation));
+        }
+        worst = worst.max(hinge_deviation(other));
+        swing = swing.max(other.state.rigid[1].position.x.abs());
+        if step % 100 == 0 {
+            println!("step {step}: the runs {apart:.1e} apart, hinge lines within {worst:.1e} m");
+        }
+    }
+    (apart, worst, swing)
 }

@@ -65,8 +65,8 @@ pub(super) struct JointMap {
     comps: Vec<Component>,
     n_y: usize,
     h: f64,
-    /// The motors' active set carried to the next step (joint rows in model order).
-    carried: Vec<f64>,
+    /// `c` spread over the step's unknowns (zero outside the components).
+    particular: Vec<f64>,
 }
 
 impl Component {
@@ -98,6 +98,9 @@ impl JointMap {
     /// dynamic bodies' 6 at `rigid_off` (`usize::MAX`: scripted). `bodies` hold the step's
     /// predicted (scripted: prescribed) velocities.
     pub fn begin_step(&mut self, model: &Model, bodies: &[RigidBody], rigid_off: &[usize], n_total: usize, h: f64) {
+        // The motors' set of the last step (joint rows in model order), kept when the rows are
+        // the same ones.
+        let carried: Vec<f64> = self.comps.iter().flat_map(|c| c.saturated.iter().copied()).collect();
         self.comps.clear();
         self.h = h;
         if model.joints.is_empty() {
@@ -114,23 +117,19 @@ impl JointMap {
                 y0: 0,
             });
         }
-        // The motors' set from the last step, when the rows are the same ones.
         let total_rows: usize = self.comps.iter().map(|c| c.rows.len()).sum();
-        let mut carried = std::mem::take(&mut self.carried);
-        if carried.len() != total_rows {
-            carried = vec![0.0; total_rows];
-        }
+        let carried = if carried.len() == total_rows { carried } else { vec![0.0; total_rows] };
         let mut at = 0;
         for c in &mut self.comps {
             c.saturated = carried[at..at + c.rows.len()].to_vec();
             at += c.rows.len();
             c.refresh(bodies, rigid_off, h);
         }
-        self.carried = carried;
         self.number(rigid_off, n_total);
     }
 
-    /// The slots of the step's unknowns and the components' offsets in `y`.
+    /// The slots of the step's unknowns, the components' offsets in `y` and `c` spread over the
+    /// unknowns.
     fn number(&mut self, rigid_off: &[usize], n_total: usize) {
         self.slot = vec![Slot::Keep(usize::MAX); n_total];
         for (k, c) in self.comps.iter().enumerate() {
@@ -152,6 +151,12 @@ impl JointMap {
             n += c.basis.ncols();
         }
         self.n_y = n;
+        self.particular = vec![0.0; n_total];
+        for (i, s) in self.slot.iter().enumerate() {
+            if let Slot::Joint { comp, local } = *s {
+                self.particular[i] = self.comps[comp].particular[local];
+            }
+        }
     }
 
     /// Calls `term(y index, coefficient)` for each entry of row `i` of `Q`.
@@ -166,17 +171,6 @@ impl JointMap {
                 }
             }
         }
-    }
-
-    /// `c` spread over the step's unknowns (zero outside the components).
-    fn particular(&self) -> Vec<f64> {
-        let mut c = vec![0.0; self.slot.len()];
-        for (i, s) in self.slot.iter().enumerate() {
-            if let Slot::Joint { comp, local } = *s {
-                c[i] = self.comps[comp].particular[local];
-            }
-        }
-        c
     }
 
     /// The saturated motors' impulses `± h max_torque` on their dynamic sides, added to `f`.
@@ -200,7 +194,7 @@ impl JointMap {
 
     /// `Qᵀ A Q`, `Qᵀ (f − A c)` and `Qᵀ (v − c)` (the starting guess; `Qᵀ Q = 1`).
     pub fn reduce(&self, a: &Csc, f: &[f64], v: &[f64]) -> (Csc, Vec<f64>, Vec<f64>) {
-        let c = self.particular();
+        let c = &self.particular;
         let ar = a.as_ref();
         let mut t = Vec::with_capacity(ar.compute_nnz());
         let mut rest = f.to_vec();
@@ -216,7 +210,7 @@ impl JointMap {
         (
             a_y,
             self.transpose_times(&rest),
-            self.transpose_times(&v.iter().zip(&c).map(|(v, c)| v - c).collect::<Vec<_>>()),
+            self.transpose_times(&v.iter().zip(c).map(|(v, c)| v - c).collect::<Vec<_>>()),
         )
     }
 
@@ -232,7 +226,7 @@ impl JointMap {
     /// Contact columns given in the step's unknowns (`t`, column `j` the `j`-th entry of `w`)
     /// mapped onto `y`: `Qᵀ H`, and `w += Hᵀ c`.
     pub fn reduce_columns(&self, t: &[Triplet<usize, usize, f64>], w: &mut [f64]) -> Vec<Triplet<usize, usize, f64>> {
-        let c = self.particular();
+        let c = &self.particular;
         let mut out = Vec::with_capacity(t.len());
         for e in t {
             w[e.col] += e.val * c[e.row];
@@ -243,7 +237,7 @@ impl JointMap {
 
     /// `Q y + c`: the step's unknowns from `y`.
     pub fn expand(&self, y: &[f64]) -> Vec<f64> {
-        let mut v = self.particular();
+        let mut v = self.particular.clone();
         for (i, vi) in v.iter_mut().enumerate() {
             self.terms(i, |k, q| *vi += q * y[k]);
         }
@@ -277,14 +271,15 @@ impl JointMap {
                         next[i] = lambda[a].signum();
                     }
                 } else {
+                    // A scripted side's prescribed velocity, a dynamic side's from the solve.
+                    let side = |b: usize, d: usize| match rigid_off[b] {
+                        usize::MAX => bodies[b].velocity()[d],
+                        off => v[off + d],
+                    };
                     let mut speed = -m.speed;
                     for s in 0..2 {
                         if let Some(b) = row.body[s] {
-                            let vb: Vec<f64> = match rigid_off[b] {
-                                usize::MAX => bodies[b].velocity().as_slice().to_vec(),
-                                off => v[off..off + 6].to_vec(),
-                            };
-                            speed += (0..6).map(|d| row.jac[s][d] * vb[d]).sum::<f64>();
+                            speed += (0..6).map(|d| row.jac[s][d] * side(b, d)).sum::<f64>();
                         }
                     }
                     // Its bound now pushes the spin past the target: free it.
@@ -300,7 +295,6 @@ impl JointMap {
             }
         }
         if changed {
-            self.carried = self.comps.iter().flat_map(|c| c.saturated.iter().copied()).collect();
             self.number(rigid_off, self.slot.len());
         }
         changed

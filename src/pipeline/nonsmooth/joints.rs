@@ -193,43 +193,20 @@ impl JointSystem {
         h: f64,
         motors: bool,
     ) -> JointSystem {
-        let n = bodies.len();
-        let dynamic = |side: Option<usize>| side.filter(|&i| is_dynamic[i]);
-        let mut parent: Vec<usize> = (0..n).collect();
-        for j in joints {
-            if let (Some(a), Some(b)) = (dynamic(Some(j.a)), dynamic(j.b)) {
-                let (ra, rb) = (super::islands::root(&mut parent, a), super::islands::root(&mut parent, b));
-                parent[ra.max(rb)] = ra.min(rb);
+        // Scripted sides keep their velocity in `G v`; their zero `M⁻¹` gives them no impulse.
+        let mut component_of = vec![None; bodies.len()];
+        let mut components = Vec::new();
+        for (k, (members, rows)) in
+            crate::rigid::joint_space::components(joints, is_dynamic, bodies, motors).into_iter().enumerate()
+        {
+            for i in members {
+                component_of[i] = Some(k);
             }
-        }
-        let mut component_of = vec![None; n];
-        let mut components: Vec<Component> = Vec::new();
-        let mut rows = Vec::new();
-        for j in joints {
-            let Some(body) = dynamic(Some(j.a)).or(dynamic(j.b)) else { continue };
-            let root = super::islands::root(&mut parent, body);
-            let k = *component_of[root].get_or_insert_with(|| {
-                components.push(Component {
-                    rows: Vec::new(),
-                    saturated: Vec::new(),
-                    impulse: Vec::new(),
-                    active: Vec::new(),
-                    factor: None,
-                });
-                components.len() - 1
-            });
-            rows.clear();
-            // Scripted sides keep their velocity in `G v`; their zero `M⁻¹` gives them no impulse.
-            j.rows(bodies, motors, &mut rows);
-            components[k].rows.extend_from_slice(&rows);
-        }
-        for i in 0..n {
-            component_of[i] = dynamic(Some(i)).and_then(|_| component_of[super::islands::root(&mut parent, i)]);
-        }
-        for c in &mut components {
-            c.saturated = vec![0.0; c.rows.len()];
-            c.impulse = vec![0.0; c.rows.len()];
+            let n = rows.len();
+            let mut c =
+                Component { rows, saturated: vec![0.0; n], impulse: vec![0.0; n], active: Vec::new(), factor: None };
             c.refactor(minv);
+            components.push(c);
         }
         JointSystem { components, component_of, h }
     }

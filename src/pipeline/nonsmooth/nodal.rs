@@ -990,13 +990,9 @@ impl NodalStep {
         h: f64,
         bodies: &[RigidBody],
     ) -> bool {
-        let mut res: Vec<f64> = f.iter().map(|x| -x).collect();
-        let ar = a.as_ref();
-        for j in 0..ar.ncols() {
-            for (&i, &x) in ar.row_idx_of_col_raw(j).iter().zip(ar.val_of_col(j)) {
-                res[i] += x * vt[j];
-            }
-        }
+        let mut res = vec![0.0; f.len()];
+        crate::dfcp::par_kernels::mul_into(a, vt, &mut res, &mut Default::default());
+        res.iter_mut().zip(f).for_each(|(x, f)| *x -= f);
         if r.len() == 3 * contacts.len() {
             let mut trip = Vec::new();
             for (c, ct) in contacts.iter().enumerate() {

@@ -74,9 +74,11 @@ impl Response<'_> {
         let joints = match &*self {
             Response::Mass(_, j) | Response::Stiffness(_, _, j) => *j,
         };
-        let first = if let Response::Stiffness(..) = self { pseudo.clone() } else { 0..pseudo.end };
-        let first = if joints.is_some() { first.start..layout.nodes.max(first.start) } else { first };
-        for i in first {
+        // `M⁻¹` per (pseudo-)node: the nodes with `Mass` (with `Stiffness` they take the solve
+        // below), the rigid bodies without joints (with them they take `P` below).
+        let start = if let Response::Stiffness(..) = self { pseudo.start } else { 0 };
+        let end = if joints.is_some() { pseudo.start } else { pseudo.end };
+        for i in start..end {
             let y = layout.inverse_mass(model, i) * crate::model::node(f, i);
             dv[3 * i..3 * i + 3].copy_from_slice(y.as_slice());
         }

@@ -512,14 +512,14 @@ impl Predictor<'_> {
 ///
 /// With joints the block is taken in the allowed velocities `z` (`w = Q z`): `Qᵀ S Q` and
 /// `Qᵀ Bᵀ`, the direction mapped back by `Q`.
-struct RigidBlock {
+struct RigidBlock<'a> {
     chol: Option<nalgebra::Cholesky<f64, nalgebra::Dyn>>,
     bt: DMatrix<f64>,
-    q: Option<DMatrix<f64>>,
+    q: Option<&'a DMatrix<f64>>,
 }
 
-impl RigidBlock {
-    fn new(p: &Predictor, model: &Model, sys: &System, d: &[f64]) -> Option<RigidBlock> {
+impl<'a> RigidBlock<'a> {
+    fn new(p: &Predictor<'a>, model: &Model, sys: &System, d: &[f64]) -> Option<RigidBlock<'a>> {
         let (nf, nr) = (sys.n_free, 6 * p.layout.rigid.len());
         if nr == 0 {
             return Some(RigidBlock { chol: None, bt: DMatrix::zeros(0, nf), q: None });
@@ -553,13 +553,13 @@ impl RigidBlock {
             return Some(RigidBlock { chol: Some(s.cholesky()?), bt, q: None });
         };
         let sz = js.q.transpose() * &s * &js.q;
-        Some(RigidBlock { chol: Some(sz.cholesky()?), bt: js.q.tr_mul(&bt), q: Some(js.q.clone()) })
+        Some(RigidBlock { chol: Some(sz.cholesky()?), bt: js.q.tr_mul(&bt), q: Some(&js.q) })
     }
 
     /// `Qᵀ b_r` (the identity without joints).
     fn reduce(&self, br: &[f64]) -> DVector<f64> {
         let b = DVector::from_column_slice(br);
-        match &self.q {
+        match self.q {
             Some(q) => q.tr_mul(&b),
             None => b,
         }
@@ -591,7 +591,7 @@ impl RigidBlock {
         let Some(chol) = &self.chol else { return Vec::new() };
         let rhs = self.reduce(br) - &self.bt * DVector::from_column_slice(dv);
         let dz = chol.solve(&rhs);
-        match &self.q {
+        match self.q {
             Some(q) => (q * dz).iter().copied().collect(),
             None => dz.iter().copied().collect(),
         }
