@@ -13,9 +13,9 @@ pub mod model;
 pub mod output;
 pub mod pipeline;
 pub mod plot;
+pub mod reduced;
 pub mod rigid;
 pub mod scene;
 pub mod simulation;
 pub mod sweep;
-#[cfg(test)]
 mod test_rng;

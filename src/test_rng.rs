@@ -1,5 +1,5 @@
-//! SplitMix64: reproducible random inputs for unit tests, without a dependency (integration
-//! tests use `tests/support/rng.rs`).
+//! SplitMix64: reproducible pseudo-random numbers without a dependency, for unit tests and the
+//! eigensolver's start block (integration tests use `tests/support/rng.rs`).
 
 /// Uniform in [0, 1).
 pub fn unit(seed: &mut u64) -> f64 {

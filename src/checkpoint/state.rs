@@ -16,6 +16,8 @@ pub struct SavedState {
     pub kappa: f64,
     /// Per rigid body: position, orientation (w, i, j, k), velocity, angular velocity.
     pub rigid: Vec<[f64; 13]>,
+    /// Per reduced body: position, orientation (w, i, j, k), velocity, angular velocity, q, q̇.
+    pub reduced: Vec<Vec<f64>>,
     /// Per rod: per edge (tangent, director), and the reference twists.
     pub rod_frames: Vec<(Vec<[f64; 6]>, Vec<f64>)>,
     /// BDF2's previous step start: q, v, h.
@@ -47,6 +49,7 @@ impl SavedState {
             v: s.v.clone(),
             kappa: s.kappa,
             rigid,
+            reduced: s.reduced.iter().map(|r| r.to_flat()).collect(),
             rod_frames,
             history: s.history.as_ref().map(|h| (h.q.clone(), h.v.clone(), h.h)),
         }
@@ -62,6 +65,7 @@ impl SavedState {
             ("position entries", self.q.len(), s.q.len()),
             ("velocity entries", self.v.len(), s.v.len()),
             ("rigid bodies", self.rigid.len(), s.rigid.len()),
+            ("reduced bodies", self.reduced.len(), s.reduced.len()),
             ("rods", self.rod_frames.len(), s.rod_frames.len()),
         ];
         if let Some((what, a, b)) = sizes.into_iter().find(|(_, a, b)| a != b) {
@@ -80,6 +84,14 @@ impl SavedState {
         let v3 = |a: &[f64]| Vector3::new(a[0], a[1], a[2]);
         for (b, r) in s.rigid.iter_mut().zip(&self.rigid) {
             b.set_pose_and_velocity(r);
+        }
+        for (b, (saved, scene)) in self.reduced.iter().zip(&mut s.reduced).enumerate() {
+            let modes = scene.q.len();
+            scene.set_flat(saved).ok_or_else(|| {
+                format!(
+                    "the checkpoint's reduced body {b} does not have {modes} modes: it is not this scene's checkpoint"
+                )
+            })?;
         }
         for (f, (edges, twist)) in s.rod_frames.iter_mut().zip(self.rod_frames) {
             *f = RodFrames {

@@ -146,6 +146,9 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
                 format!(", with structure on {n} surface triangles")
             }
         );
+        if let Some(k) = b.reduced {
+            let _ = writeln!(s, "    {}", reduced_summary(&model.reduced[k]));
+        }
     }
     for c in &model.colliders {
         let _ =
@@ -319,4 +322,24 @@ pub fn memory_estimate(model: &Model) -> (usize, usize, usize) {
 /// A quote around a body name, none around "the world".
 fn q(side: Option<usize>) -> &'static str {
     if side.is_some() { "'" } else { "" }
+}
+
+/// A reduced body's line: its model, unknowns, frequency range and what its build cost.
+fn reduced_summary(r: &crate::reduced::ReducedBody) -> String {
+    let (kind, bytes) = match &r.elasticity {
+        crate::reduced::Elasticity::Modal => ("linear modal", 0),
+        crate::reduced::Elasticity::Stvk(p) => ("reduced StVK", p.bytes()),
+    };
+    let hz = |l: f64| l.max(0.0).sqrt() / (2.0 * std::f64::consts::PI);
+    format!(
+        "reduced: {kind}, {} modes ({} unknowns), {:.4e} to {:.4e} Hz, built in {:.3} s ({} subspace passes), modes {:.2} MB, StVK coefficients {:.2} MB",
+        r.modes(),
+        r.dofs(),
+        hz(r.lambda[0]),
+        hz(r.lambda[r.modes() - 1]),
+        r.build.1,
+        r.build.0,
+        (8 * r.phi.len()) as f64 / 1e6,
+        bytes as f64 / 1e6
+    )
 }

@@ -22,6 +22,9 @@ use std::ops::Range;
 #[derive(Debug, Clone)]
 pub struct Solid {
     pub name: String,
+    /// Index into `Model::reduced` when the solid is reduced (its elements then give no forces:
+    /// its nodes follow the reduced body's frame and modes).
+    pub reduced: Option<usize>,
     pub material: usize,
     pub elastic: Material,
     /// Rayleigh coefficients `(alpha, beta)` of `D = alpha M + beta K`.
@@ -328,6 +331,8 @@ pub struct Model {
     /// vertices are prescribed nodes, after every body's).
     pub mesh_colliders: Vec<crate::contact::collider::MeshCollider>,
     pub rigids: Vec<Rigid>,
+    /// Reduced deformable bodies (each the reduction of one of `solids`).
+    pub reduced: Vec<crate::reduced::ReducedBody>,
     /// Bilateral joints between rigid bodies (or a body and the world).
     pub joints: Vec<crate::rigid::joint::Joint>,
     pub cloths: Vec<Cloth>,
@@ -436,7 +441,9 @@ impl Model {
     /// damping).
     pub fn node_rayleigh_alpha(&self) -> Vec<f64> {
         let mut alpha = vec![0.0; self.node_count()];
-        let ranges = self.solids.iter().map(|s| (s.nodes.clone(), s.rayleigh.0));
+        // A reduced solid damps its modes only (`reduced`), not its rigid motion.
+        let ranges =
+            self.solids.iter().map(|s| (s.nodes.clone(), if s.reduced.is_some() { 0.0 } else { s.rayleigh.0 }));
         let thin = self.cloths.iter().map(|c| (c.nodes.clone(), c.rayleigh.0));
         let rods = self.rod_bundles.iter().map(|b| (b.nodes.clone(), b.rayleigh.0));
         for (nodes, a) in ranges.chain(thin).chain(rods) {
@@ -483,6 +490,8 @@ pub struct State {
     pub kappa: f64,
     /// Rigid bodies (pose and velocity; shape and inertia fixed), one per `Model::rigids`.
     pub rigid: Vec<RigidBody>,
+    /// Reduced bodies (frame, velocities, modal coordinates), one per `Model::reduced`.
+    pub reduced: Vec<crate::reduced::ReducedState>,
     /// Reference frames of every rod (bundles in order, rods in order), time-parallel
     /// transported each step.
     pub rod_frames: Vec<crate::energy::rod::RodFrames>,

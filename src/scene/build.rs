@@ -12,6 +12,7 @@ use crate::friction::smooth::SmoothFriction;
 use crate::mesh::{TetMesh, procedural, vtk_read};
 use crate::model::motion::{Motion, RigidKey};
 use crate::model::{FrictionTable, Model, PairExtras, Solid, State};
+use crate::reduced::ReducedBody;
 use nalgebra::{Matrix3, Rotation3, Unit, UnitQuaternion, Vector3};
 
 /// Rotation from degrees about world x, then y, then z.
@@ -93,6 +94,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
 
     let (mut q, mut v, mut node_mass, mut node_body) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut solids = Vec::new();
+    let (mut reduced, mut reduced_state) = (Vec::new(), Vec::new());
     let (mut kinematic, mut attached) = (Vec::new(), Vec::new());
     let mut rigids = Vec::new();
     let mut rigid_state = Vec::new();
@@ -175,7 +177,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             node_body.push(b);
         }
         let global = |i: usize| i + offset;
-        let elements = mesh
+        let elements: Vec<TetElement> = mesh
             .tets
             .iter()
             .map(|t| {
@@ -223,11 +225,32 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         .map_err(|e| error_at(&file, &format!("{field}.structure_field"), e))?;
         let area = |t: &[usize; 3]| 0.5 * (rest[t[1]] - rest[t[0]]).cross(&(rest[t[2]] - rest[t[0]])).norm();
         let surface_rest_area = if structure.is_empty() { Vec::new() } else { surface.iter().map(area).collect() };
+        let elastic = Material::new(m.model, Lame::from_young_poisson(e, nu));
+        let rayleigh = m.damping.map(|d| (d.alpha, d.beta)).unwrap_or((0.0, 0.0));
+        let reduced_index = match &spec.reduced {
+            None => None,
+            Some(red) => {
+                let body = ReducedBody::new(
+                    offset..node_mass.len(),
+                    &elements,
+                    &mesh.vertices,
+                    &masses,
+                    &elastic,
+                    red.modes(),
+                    rayleigh,
+                )
+                .map_err(|e| error_at(&file, &format!("{field}.reduced"), e))?;
+                reduced_state.push(body.state_at(centroid, Vector3::from(spec.velocity), omega));
+                reduced.push(body);
+                Some(reduced.len() - 1)
+            }
+        };
         solids.push(Solid {
+            reduced: reduced_index,
             name: spec.name.clone(),
             material: mat_id,
-            elastic: Material::new(m.model, Lame::from_young_poisson(e, nu)),
-            rayleigh: m.damping.map(|d| (d.alpha, d.beta)).unwrap_or((0.0, 0.0)),
+            elastic,
+            rayleigh,
             nodes: offset..node_mass.len(),
             elements,
             surface,
@@ -378,6 +401,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         collider_structure,
         mesh_colliders,
         rigids,
+        reduced,
         joints,
         cloths,
         rod_bundles,
@@ -390,7 +414,17 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         pipeline: scene.pipeline.clone(),
         output: scene.output,
     };
-    let state = State { time: 0.0, step: 0, q, v, kappa, rigid: rigid_state, rod_frames, history: None };
+    let state = State {
+        time: 0.0,
+        step: 0,
+        q,
+        v,
+        kappa,
+        rigid: rigid_state,
+        reduced: reduced_state,
+        rod_frames,
+        history: None,
+    };
     Ok((model, state))
 }
 

@@ -537,6 +537,30 @@ pub struct SolidSpec {
     /// triangle takes it at its rest centroid, then carries it like `structure`).
     #[serde(default)]
     pub structure_field: Option<StructureSpec>,
+    /// Reduce the solid to a floating frame and its lowest vibration modes (002 §7.2;
+    /// `Nonsmooth`): `Modal(modes: r)` (linear) or `StVK(modes: r)` (reduced St. Venant–Kirchhoff).
+    #[serde(default)]
+    pub reduced: Option<ReducedSpec>,
+}
+
+/// A solid's reduced model: `6 + modes` unknowns instead of 3 per node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum ReducedSpec {
+    /// Linear modal elasticity on the `modes` lowest vibration modes of the free body.
+    Modal { modes: usize },
+    /// Reduced St. Venant–Kirchhoff elasticity (Barbič & James 2005) on the same modes.
+    StVK { modes: usize },
+}
+
+impl ReducedSpec {
+    /// Number of modes, and whether the elasticity is StVK.
+    pub fn modes(&self) -> (usize, bool) {
+        match *self {
+            ReducedSpec::Modal { modes } => (modes, false),
+            ReducedSpec::StVK { modes } => (modes, true),
+        }
+    }
 }
 
 /// The volume-change penalty of 001 §2.4 on a solid's enclosed volume.

@@ -665,10 +665,49 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
             volume(c, &format!("{p}.volume"), vol, nonsmooth);
         }
         solid_structure(c, &p, b, nonsmooth);
+        if let Some(red) = &b.reduced {
+            reduced(c, s, &p, b, red);
+        }
     }
     let bodies = s.bodies.iter().enumerate().map(|(i, b)| (format!("bodies[{i}]"), b.name()));
     let colliders = s.colliders.iter().enumerate().map(|(i, col)| (format!("colliders[{i}]"), collider_name(col)));
     unique_names(c, bodies.chain(colliders));
+}
+
+/// Largest numbers of modes: StVK's coefficients grow as r⁴ (40 modes: 20 MB, 2.6 M terms per
+/// force evaluation), linear modes only as the mesh times r.
+const MAX_STVK_MODES: usize = 40;
+const MAX_MODAL_MODES: usize = 200;
+
+/// A reduced solid (002 §7.2): the nodal step of `Nonsmooth` with Newton, free of scripted
+/// vertices and volume terms (its nodes all follow the frame and the modes).
+fn reduced(c: &mut Checks, s: &Scene, p: &str, b: &crate::scene::schema::SolidSpec, red: &ReducedSpec) {
+    let (modes, stvk) = red.modes();
+    let cap = if stvk { MAX_STVK_MODES } else { MAX_MODAL_MODES };
+    if !(1..=cap).contains(&modes) {
+        let what = if stvk { "StVK" } else { "Modal" };
+        c.push(
+            format!("{p}.reduced.modes"),
+            Some(modes.to_string()),
+            format!("must be from 1 to {cap} for {what} (and at most the mesh's 3 x vertices - 6)"),
+        );
+    }
+    match &s.pipeline {
+        PipelineSpec::Nonsmooth(n) if n.nodal_integrator == crate::scene::schema::NodalIntegratorSpec::Admm => c.push(
+            format!("{p}.reduced"),
+            None,
+            "reduced solids are stepped by the Newton nodal integrator: use `nodal_integrator: Newton`",
+        ),
+        PipelineSpec::Nonsmooth(_) => {}
+        _ => c.push(format!("{p}.reduced"), None, "reduced solids need `pipeline: Nonsmooth(..)`"),
+    }
+    if !b.kinematic.is_empty() {
+        c.push(
+            format!("{p}.kinematic"),
+            None,
+            "a reduced solid moves as a whole (frame and modes): it takes no scripted or attached vertex sets",
+        );
+    }
 }
 
 /// A volume-change penalty (001 §2.4).

@@ -58,7 +58,7 @@ impl TetElement {
 
     /// Shape-function gradients c_a (see the module docs).
     #[inline]
-    fn shape_gradients(&self) -> [Vector3<f64>; 4] {
+    pub fn shape_gradients(&self) -> [Vector3<f64>; 4] {
         let c1: Vector3<f64> = self.dm_inv.row(0).transpose();
         let c2: Vector3<f64> = self.dm_inv.row(1).transpose();
         let c3: Vector3<f64> = self.dm_inv.row(2).transpose();

@@ -1,5 +1,6 @@
 //! Rod roots and attached regions riding on dynamic rigid bodies (`attach_to` naming a dynamic
-//! body) in the nodal step; "roots" below are both.
+//! body) in the nodal step; "roots" below are both. The nodes of reduced bodies are eliminated
+//! by the same map onto their bodies' `6 + r` unknowns (`reduced_nodes`).
 //!
 //! A root is rigidly attached to its body at the body-frame offset `r_b` (from the scene
 //! placement), so its velocity is not an unknown: `v_root = V + ω × r` with `r = R r_b`, `R` the
@@ -21,8 +22,10 @@
 //! solve used for their momentum, so the next step starts from exactly the momentum this one
 //! ended with (the rigid velocity at the new offset would add `m h ω × (ω × r)` per step).
 
+use super::reduced_nodes::ReducedNodes;
 use crate::dfcp::problem::Csc;
 use crate::model::{Model, set_node};
+use crate::reduced::ReducedState;
 use crate::rigid::RigidBody;
 use faer::sparse::Triplet;
 use nalgebra::{Matrix3, SMatrix, Vector3};
@@ -34,6 +37,8 @@ enum Map {
     Free(usize),
     /// Component `axis` of root `root`'s velocity: its body's `V + ω × r`.
     Root { root: u32, axis: u8 },
+    /// Component `axis` of local node `node` of reduced body `body`: `(P_i u)_axis`.
+    Reduced { body: u32, node: u32, axis: u8 },
 }
 
 /// One attached root.
@@ -56,6 +61,8 @@ pub(super) struct Roots {
     root_of: Vec<u32>,
     /// Per root: its world offset `R r_b` at the step's start.
     r: Vec<Vector3<f64>>,
+    /// The reduced bodies' part of the map.
+    pub reduced: ReducedNodes,
 }
 
 /// Up to three `(reduced index, coefficient)` terms of one nodal unknown; `.1` of them are used.
@@ -85,18 +92,21 @@ impl Roots {
                 roots.push(Root { node, body: region.body, off: usize::MAX, local: *local });
             }
         }
+        let on_reduced = super::reduced_nodes::node_bodies(model);
         let mut map = vec![Map::Free(0); n_free];
         let mut n = 0;
         for (d, &fi) in free.iter().enumerate() {
             if fi == usize::MAX {
                 continue;
             }
-            map[fi] = match root_of[d / 3] {
-                u32::MAX => {
+            let axis = (d % 3) as u8;
+            map[fi] = match (root_of[d / 3], on_reduced[d / 3]) {
+                (_, Some((body, node))) => Map::Reduced { body, node, axis },
+                (u32::MAX, None) => {
                     n += 1;
                     Map::Free(n - 1)
                 }
-                k => Map::Root { root: k, axis: (d % 3) as u8 },
+                (k, None) => Map::Root { root: k, axis },
             };
         }
         let mut n_total = n;
@@ -116,12 +126,13 @@ impl Roots {
             root.off = rigid_off[root.body];
         }
         let r = vec![Vector3::zeros(); roots.len()];
-        (Roots { map, roots, root_of, r }, rigid_off, n_total)
+        let (reduced, n_total) = ReducedNodes::new(model, n_total);
+        (Roots { map, roots, root_of, r, reduced }, rigid_off, n_total)
     }
 
-    /// Whether any root rides on a body.
+    /// Whether no node rides on a body (no root, no reduced body).
     pub fn is_empty(&self) -> bool {
-        self.roots.is_empty()
+        self.roots.is_empty() && self.reduced.is_empty()
     }
 
     /// The body node `i` is a root of, if it is one.
@@ -129,17 +140,31 @@ impl Roots {
         self.roots.get(self.root_of[i] as usize).map(|r| r.body)
     }
 
-    /// Linearize at the bodies' start-of-step poses: `r = R r_b` for every root.
-    pub fn begin_step(&mut self, bodies: &[RigidBody]) {
+    /// Linearize at the bodies' start-of-step poses: `r = R r_b` for every root, `P_i` for every
+    /// reduced node.
+    pub fn begin_step(&mut self, model: &Model, bodies: &[RigidBody], reduced: &[ReducedState]) {
         for (r, root) in self.r.iter_mut().zip(&self.roots) {
             *r = bodies[root.body].orientation * root.local;
         }
+        self.reduced.begin_step(model, reduced);
     }
 
-    /// The terms of nodal free unknown `fi` in the reduced unknowns (row `fi` of `P`).
+    /// Visits the terms of nodal free unknown `fi` in the reduced unknowns (row `fi` of `P`).
+    #[inline]
+    fn for_terms(&self, fi: usize, mut f: impl FnMut(usize, f64)) {
+        if let Map::Reduced { body, node, axis } = self.map[fi] {
+            self.reduced.for_terms(body as usize, node as usize, axis as usize, f);
+        } else {
+            let (t, n) = self.terms(fi);
+            t[..n].iter().for_each(|&(k, c)| f(k, c));
+        }
+    }
+
+    /// The terms of a free or root unknown `fi` (row `fi` of `P`; none for a reduced node's).
     #[inline]
     fn terms(&self, fi: usize) -> Terms {
         match self.map[fi] {
+            Map::Reduced { .. } => ([(0, 0.0); 3], 0),
             Map::Free(k) => ([(k, 1.0), (0, 0.0), (0, 0.0)], 1),
             Map::Root { root, axis } => {
                 let (a, off, r) = (axis as usize, self.roots[root as usize].off, self.r[root as usize]);
@@ -151,10 +176,15 @@ impl Roots {
         }
     }
 
-    /// Pushes the triplets of `Pᵀ A P` restricted to the nodal block `a` (`n_free` square).
+    /// Pushes the triplets of `Pᵀ A P` restricted to the nodal block `a` (`n_free` square). A
+    /// reduced node's only entry, its mass, is left to its body's dense block
+    /// (`ReducedNodes::add_blocks`).
     pub fn reduce_matrix(&self, a: &Csc, t: &mut Vec<Triplet<usize, usize, f64>>) {
         let ar = a.as_ref();
         for j in 0..ar.ncols() {
+            if matches!(self.map[j], Map::Reduced { .. }) {
+                continue;
+            }
             let (tj, nj) = self.terms(j);
             for (&i, &x) in ar.row_idx_of_col_raw(j).iter().zip(ar.val_of_col(j)) {
                 let (ti, ni) = self.terms(i);
@@ -172,10 +202,7 @@ impl Roots {
     /// Adds `Pᵀ f` of the nodal part `f` (nodal free numbering) to `out` (reduced numbering).
     pub fn reduce_vector(&self, f: &[f64], out: &mut [f64]) {
         for (fi, &x) in f.iter().enumerate() {
-            let (t, n) = self.terms(fi);
-            for &(k, c) in &t[..n] {
-                out[k] += c * x;
-            }
+            self.for_terms(fi, |k, c| out[k] += c * x);
         }
     }
 
@@ -189,15 +216,33 @@ impl Roots {
     pub fn reduced(&self, fi: usize) -> Option<usize> {
         match self.map[fi] {
             Map::Free(k) => Some(k),
-            Map::Root { .. } => None,
+            Map::Root { .. } | Map::Reduced { .. } => None,
         }
     }
 
     /// Nodal free unknown `fi` from reduced unknowns `p` (`(P p)_fi`).
     #[inline]
     pub fn value(&self, p: &[f64], fi: usize) -> f64 {
+        if let Map::Reduced { body, node, axis } = self.map[fi] {
+            return self.reduced.value(body as usize, node as usize, axis as usize, p);
+        }
         let (t, n) = self.terms(fi);
         t[..n].iter().map(|&(k, c)| c * p[k]).sum()
+    }
+
+    /// Pushes node `i`'s contact column entries (weight `wt`, frame `frame`, column block `col`)
+    /// when it is a reduced body's node; `false` for other nodes.
+    pub fn push_reduced_column(
+        &self,
+        free: &[usize],
+        i: usize,
+        (wt, frame): (f64, &Matrix3<f64>),
+        col: usize,
+        trip: &mut Vec<Triplet<usize, usize, f64>>,
+    ) -> bool {
+        let Map::Reduced { body, node, .. } = self.map[free[3 * i]] else { return false };
+        self.reduced.push_column((body as usize, node as usize), wt, frame, col, trip);
+        true
     }
 
     /// Contact column entries of node `i` (weight `wt`, contact frame `frame`) when it is a root:
@@ -223,6 +268,10 @@ impl Roots {
             if free[3 * i] == usize::MAX {
                 scripted = true;
                 continue;
+            }
+            if matches!(self.map[free[3 * i]], Map::Reduced { .. }) {
+                // A reduced body deforms: its nodes' relative velocities are not fixed.
+                return true;
             }
             match self.body_of(i) {
                 None => return true,

@@ -25,6 +25,7 @@ mod joint_map;
 pub mod joints;
 pub mod nodal;
 mod nodal_elastic;
+mod reduced_nodes;
 pub mod warm;
 
 use super::{ContactPoint, Pipeline, StepError, StepStats};

@@ -224,6 +224,8 @@ pub struct NodalStep {
     /// The nodal mass per unknown of the global problem (rigid bodies' unknowns not included),
     /// the `m_j` of 004's ADMM weights.
     dof_mass: admm::DofMass,
+    /// The reduced bodies' elastic energy at the last assembly.
+    reduced_energy: f64,
 }
 
 impl NodalStep {
@@ -326,6 +328,7 @@ impl NodalStep {
             _ => (0.0, 0.0),
         };
         Ok(NodalStep {
+            reduced_energy: 0.0,
             split: None,
             dof_mass: admm::DofMass(dof_mass.into()),
             aniso: model.friction.any_anisotropy(),
@@ -654,7 +657,7 @@ impl NodalStep {
         // Roots on dynamic bodies: linearized at the start pose. Their first iterate is their
         // start velocity, like every other node's (the body's prediction would stretch the root
         // edges by `h² g` and cost Newton iterations).
-        self.roots.begin_step(&state.rigid);
+        self.roots.begin_step(model, &state.rigid, &state.reduced);
         self.joints.begin_step(model, &state.rigid, &self.rigid_off, self.n_total, h);
         let motor_passes = if self.joints.has_motors() { 2 * model.joints.len() + 1 } else { 0 };
         let clock = Instant::now();
@@ -722,7 +725,11 @@ impl NodalStep {
                     }
                     (a, f)
                 };
-                let (a, mut f, vf) = self.with_rigid(a, f, vf, &state.rigid);
+                let (a, mut f, vf) = self.with_rigid(model, (a, f, vf), &state.rigid, &state.reduced, h);
+                if !model.reduced.is_empty() {
+                    // The reduced bodies' elastic energy at the iterate (the nodal part has none of theirs).
+                    stats.elastic_energy += self.reduced_energy;
+                }
                 // Jointed bodies: the problem on the velocities the joints allow (the whole
                 // step's problem kept for the motors' impulses).
                 let whole = (!self.joints.is_empty()).then(|| {
@@ -893,6 +900,7 @@ impl NodalStep {
                         b.set_velocity(&nalgebra::SVector::<f64, 6>::from_column_slice(&vf_new[off..off + 6]));
                     }
                 }
+                self.roots.reduced.set_velocities(model, &mut state.reduced, &vf_new);
             }
             // Continuous collision detection over the step: nothing may pass through anything.
             let known: std::collections::HashSet<_> = contacts.iter().map(|c| c.key).collect();
@@ -934,6 +942,7 @@ impl NodalStep {
             super::joints::project_positions(model, &mut state.rigid, &minv);
         }
         self.roots.finish_step(&state.rigid, &mut state.q, &mut state.v);
+        self.roots.reduced.finish_step(model, &mut state.reduced, h, &mut state.q);
         stats
     }
 
@@ -941,8 +950,17 @@ impl NodalStep {
     /// blocks `diag(m 1, R I Rᵀ)` and momenta `M v_pred` (the step's prediction, not the
     /// current iterate their velocities hold: that would count the previous iteration's
     /// impulses twice), and their current velocities as the starting guess.
-    /// Roots riding on a body are eliminated onto it (`Pᵀ A P`, `Pᵀ f`, see `attached`).
-    fn with_rigid(&self, a: Csc, f: Vec<f64>, vf: Vec<f64>, bodies: &[RigidBody]) -> (Csc, Vec<f64>, Vec<f64>) {
+    /// Roots riding on a body are eliminated onto it (`Pᵀ A P`, `Pᵀ f`, see `attached`), and so
+    /// are the nodes of reduced bodies, whose dense blocks and elastic terms are added here
+    /// (`reduced_nodes`; their energy is left in `reduced_energy`).
+    fn with_rigid(
+        &mut self,
+        model: &Model,
+        (a, f, vf): (Csc, Vec<f64>, Vec<f64>),
+        bodies: &[RigidBody],
+        reduced: &[crate::reduced::ReducedState],
+        h: f64,
+    ) -> (Csc, Vec<f64>, Vec<f64>) {
         if self.n_total == self.n_free && self.roots.is_empty() {
             return (a, f, vf);
         }
@@ -970,6 +988,11 @@ impl NodalStep {
                     t.push(Triplet::new(off + i, off + j, m[(i, j)]));
                 }
             }
+        }
+        self.reduced_energy = self.roots.reduced.add_blocks(model, reduced, h, &mut t, &mut fr);
+        for (b, (body, s)) in model.reduced.iter().zip(reduced).enumerate() {
+            let off = self.roots.reduced.offset(b);
+            vr[off..off + body.dofs()].copy_from_slice(&s.velocity());
         }
         let total = Csc::try_new_from_triplets(self.n_total, self.n_total, &t).expect("indices within the unknowns");
         (total, fr, vr)
@@ -1079,7 +1102,11 @@ impl NodalStep {
                 known += node(v, i) * wt;
                 continue;
             }
-            // A root riding on a body: its weight goes onto the body's columns (`Pᵀ H`).
+            // A reduced body's node, or a root riding on a body: its weight goes onto the body's
+            // columns (`Pᵀ H`).
+            if self.roots.push_reduced_column(&self.free, i, (wt, &ct.frame), c, trip) {
+                continue;
+            }
             if let Some((off, blk)) = self.roots.contact_block(i, wt, &ct.frame) {
                 for j in 0..6 {
                     for k in 0..3 {

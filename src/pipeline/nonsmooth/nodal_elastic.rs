@@ -67,7 +67,8 @@ impl ElasticAssembly {
     pub fn new(model: &Model, free: &[usize], n_free: usize) -> Result<ElasticAssembly, String> {
         let mut stencils = Vec::new();
         let pad = |n: &[usize]| -> [usize; 4] { std::array::from_fn(|k| n.get(k).copied().unwrap_or(n[0])) };
-        for (si, solid) in model.solids.iter().enumerate() {
+        // A reduced solid's elasticity is in its modal coordinates (`reduced_nodes`).
+        for (si, solid) in model.solids.iter().enumerate().filter(|(_, s)| s.reduced.is_none()) {
             for (e, el) in solid.elements.iter().enumerate() {
                 stencils.push(Stencil {
                     kind: Kind::Tet,
