@@ -112,6 +112,11 @@ fn nonsmooth_rods_resume_bit_for_bit() {
 }
 
 #[test]
+fn nonsmooth_reduced_body_resumes_bit_for_bit() {
+    straight_and_resumed("scenes/chairs.ron", &[], 10);
+}
+
+#[test]
 fn nonsmooth_rigid_bodies_on_a_solid_resume_bit_for_bit() {
     straight_and_resumed("scenes/mixed_drop.ron", &[], 10);
 }

@@ -16,6 +16,9 @@
 //! 2.149 m/s² as the ball speeds up (1.58 on average, see the README), from backward Euler's
 //! damping of the rotation and the rocking of the polyhedral surface.
 
+#[path = "support/stool.rs"]
+mod stool;
+
 use fricsim::simulation::Simulation;
 use nalgebra::{Matrix3, Vector3};
 use std::path::Path;
@@ -108,51 +111,20 @@ fn ball_spin_slides_below_the_rolling_threshold_and_rolls_above_it() {
 /// at ε = 1e-4 m/s would move them by 40 µm).
 #[test]
 fn stool_chatters_while_it_slides_and_then_holds() {
-    let theta = 10f64.to_radians();
-    let down = Vector3::new(-theta.cos(), 0.0, -theta.sin());
-    let normal = Vector3::new(-theta.sin(), 0.0, theta.cos());
     let mut s = sim("scenes/stool.ron", &[]);
-    let at = |x: &[f64], i: usize| Vector3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
-    let all = 0..s.model.node_count();
-    // Feet: the vertices on the ramp; the front legs are downhill of the centroid.
-    let (c0, _) = s.state.nodes_centroid(&s.model, all.clone());
-    let feet: Vec<usize> = all.clone().filter(|&i| at(&s.state.q, i).dot(&normal).abs() < 1e-9).collect();
-    let front: Vec<bool> = feet.iter().map(|&i| (at(&s.state.q, i) - c0).dot(&down) > 0.0).collect();
-    let mean = |x: &[f64], want: bool| {
-        let sel: Vec<f64> =
-            feet.iter().zip(&front).filter(|(_, f)| **f == want).map(|(&i, _)| at(x, i).dot(&down)).collect();
-        sel.iter().sum::<f64>() / sel.len() as f64
-    };
-    let (mut sticks, mut was_stuck, mut together) = ([0, 0], [false, false], 0);
-    let mut held_from = None;
-    for _ in 0..(2.0 / s.model.dt).round() as usize {
-        let st = s.step().expect("finite state");
-        assert!(st.converged, "step {} failed: {:?}", s.state.step, st.failure);
-        let speed = s.state.nodes_centroid(&s.model, all.clone()).1.dot(&down);
-        let (vf, vh) = (mean(&s.state.v, true), mean(&s.state.v, false));
-        if (0.1..1.4).contains(&s.state.time) {
-            // A leg group sticks while its feet move at less than a tenth of the centroid.
-            let stuck = [vf < 0.1 * speed, vh < 0.1 * speed];
-            for g in 0..2 {
-                sticks[g] += usize::from(stuck[g] && !was_stuck[g]);
-            }
-            together += usize::from(stuck[0] && stuck[1]);
-            was_stuck = stuck;
-        }
-        if held_from.is_none() && s.state.time >= 1.6 - 1e-9 {
-            held_from = Some((mean(&s.state.q, true), mean(&s.state.q, false), c0.dot(&down)));
-        }
-    }
-    let (f0, h0, _) = held_from.unwrap();
-    let drift = (mean(&s.state.q, true) - f0).abs().max((mean(&s.state.q, false) - h0).abs());
-    let travelled = (s.state.nodes_centroid(&s.model, all.clone()).0 - c0).dot(&down);
+    let c = stool::run(&mut s);
     eprintln!(
-        "stool: front legs stuck {} times, hind {}, both in {together} steps; stopped after {travelled:.4} m; feet drift {drift:.2e} m",
-        sticks[0], sticks[1]
+        "stool: front legs stuck {} times, hind {}, both in {} steps; stopped after {:.4} m; feet drift {:.2e} m",
+        c.sticks[0], c.sticks[1], c.together, c.travelled, c.drift
     );
-    assert!(sticks[0] >= 2 && sticks[1] >= 5, "no chatter: front legs stuck {} times, hind {}", sticks[0], sticks[1]);
-    assert!(together <= 13, "both leg groups stuck at once in {together} of 650 steps");
-    assert!(drift < 2e-6, "the stopped stool's feet creep by {drift} m");
+    assert!(
+        c.sticks[0] >= 2 && c.sticks[1] >= 5,
+        "no chatter: front legs stuck {} times, hind {}",
+        c.sticks[0],
+        c.sticks[1]
+    );
+    assert!(c.together <= 13, "both leg groups stuck at once in {} of 650 steps", c.together);
+    assert!(c.drift < 2e-6, "the stopped stool's feet creep by {} m", c.drift);
 }
 
 /// 000 E9, the trampoline launch (`scenes/trampoline_launch.ron`): lowered with the sheet and
