@@ -19,30 +19,36 @@ import os
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
-def critter_surface(size=0.05, rings=10, segments=20):
-    """Vertices and outward triangles of a bunny-like body of overall length about 2 size.
-
-    The surface is r(d) d over unit directions d, r > 0, so it is star-shaped about the origin
-    and never crosses itself. r is an ellipsoid's radius plus Gaussian bumps: a head at the front
-    and two ears above it, which make it non-convex (hollows between the ears and behind the head).
-    """
+def critter_radius(d, size=0.05, ears=(0.75, 0.22)):
+    """The critter's radius along unit direction d: an ellipsoid's radius plus Gaussian bumps, a
+    head at the front and two ears above it (height, angular width), which make it non-convex
+    (hollows between the ears and behind the head)."""
     axes = (1.0, 0.65, 0.7)
     bumps = [  # (direction, height, angular width)
         ((0.8, 0.0, 0.45), 0.35, 0.45),  # head
-        ((0.45, 0.35, 0.85), 0.75, 0.22),  # ears
-        ((0.45, -0.35, 0.85), 0.75, 0.22),
+        ((0.45, 0.35, 0.85), ears[0], ears[1]),
+        ((0.45, -0.35, 0.85), ears[0], ears[1]),
         ((-1.0, 0.0, 0.1), 0.15, 0.3),  # tail
     ]
+    x, y, z = d
+    e = 1.0 / math.sqrt((x / axes[0]) ** 2 + (y / axes[1]) ** 2 + (z / axes[2]) ** 2)
+    for b, h, w in bumps:
+        n = math.sqrt(sum(c * c for c in b))
+        cos = (x * b[0] + y * b[1] + z * b[2]) / n
+        angle = math.acos(max(-1.0, min(1.0, cos)))
+        e += h * math.exp(-((angle / w) ** 2))
+    return size * e
+
+
+def critter_surface(size=0.05, rings=10, segments=20):
+    """Vertices and outward triangles of a bunny-like body of overall length about 2 size.
+
+    The surface is r(d) d over unit directions d, r > 0 (`critter_radius`), so it is star-shaped
+    about the origin and never crosses itself.
+    """
 
     def radius(d):
-        x, y, z = d
-        e = 1.0 / math.sqrt((x / axes[0]) ** 2 + (y / axes[1]) ** 2 + (z / axes[2]) ** 2)
-        for b, h, w in bumps:
-            n = math.sqrt(sum(c * c for c in b))
-            cos = (x * b[0] + y * b[1] + z * b[2]) / n
-            angle = math.acos(max(-1.0, min(1.0, cos)))
-            e += h * math.exp(-((angle / w) ** 2))
-        return size * e
+        return critter_radius(d, size)
 
     verts = []
 
