@@ -374,3 +374,26 @@ fn critter_bin_admm_matches_fischer_burmeister() {
     }
     assert!(gaps[1] < 1e-6 && gaps[1] < 0.1 * gaps[0], "ADMM and FB do not converge onto each other: {gaps:?}");
 }
+
+/// Bodies of one mesh, material and reduction share one model (built once, in the mesh's own
+/// frame; each body's frame starts at its placement): two turned copies share it, a copy with
+/// other modes has its own, and the copies' vertices sit where their placement puts them.
+#[test]
+fn identical_reduced_bodies_share_one_model() {
+    let cube = |name: &str, modes: usize, turn: f64| {
+        format!(
+            r#"Solid(name: "{name}", material: "rubber", mesh: Box(size: (0.1, 0.05, 0.02), cells: (2, 1, 1)),
+               position: (0.0, 0.0, 0.5), rotation: (0.0, 0.0, {turn}), reduced: Modal(modes: {modes}))"#
+        )
+    };
+    let bodies = [cube("a", 4, 0.0), cube("b", 4, 90.0), cube("c", 5, 0.0)].join(", ");
+    let s = scene(1e-3, &bodies, "", 0.0, 0.5);
+    let r = &s.model.reduced;
+    assert!(std::sync::Arc::ptr_eq(&r[0].model, &r[1].model));
+    assert!(!std::sync::Arc::ptr_eq(&r[0].model, &r[2].model));
+    // Body b is body a turned by 90° about z: its vertices from its frame equal the placed mesh's.
+    let placed: Vec<_> = r[1].nodes.clone().map(|i| fricsim::model::node(&s.state.q, i)).collect();
+    let from_frame: Vec<_> = r[1].positions(&s.state.reduced[1]).collect();
+    let worst = placed.iter().zip(&from_frame).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
+    assert!(worst < 1e-15, "placed vertices and the frame's differ by {worst} m");
+}

@@ -147,7 +147,16 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
             }
         );
         if let Some(k) = b.reduced {
-            let _ = writeln!(s, "    {}", reduced_summary(&model.reduced[k]));
+            // Bodies of one mesh, material and modes share one model, built once.
+            let first = model.reduced.iter().position(|r| std::sync::Arc::ptr_eq(&r.model, &model.reduced[k].model));
+            match first {
+                Some(f) if f < k => {
+                    let _ = writeln!(s, "    reduced: the model of reduced body {f} (same mesh, material and modes)");
+                }
+                _ => {
+                    let _ = writeln!(s, "    {}", reduced_summary(&model.reduced[k]));
+                }
+            }
         }
     }
     for c in &model.colliders {
@@ -325,7 +334,7 @@ fn q(side: Option<usize>) -> &'static str {
 }
 
 /// A reduced body's line: its model, unknowns, frequency range and what its build cost.
-fn reduced_summary(r: &crate::reduced::ReducedBody) -> String {
+fn reduced_summary(r: &crate::reduced::ReducedModel) -> String {
     let (kind, bytes) = match &r.elasticity {
         crate::reduced::Elasticity::Modal => ("linear modal", 0),
         crate::reduced::Elasticity::Stvk(p) => ("reduced StVK", p.bytes()),

@@ -22,6 +22,7 @@ use crate::energy::elastic::material::Material;
 use crate::energy::elastic::tet::TetElement;
 use nalgebra::{DMatrix, DVector, Matrix3, UnitQuaternion, Vector3};
 use std::ops::Range;
+use std::sync::Arc;
 
 /// The elastic energy of the modal coordinates.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,11 +33,25 @@ pub enum Elasticity {
     Stvk(stvk::StvkPolynomial),
 }
 
-/// A reduced body's model: nodes, modes, elasticity, damping.
+/// A reduced body: its nodes and its model (shared by every body of the same mesh, material and
+/// modes: the model lives in the mesh's own frame, and each body's frame carries its placement).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReducedBody {
     /// Its nodes in the model's node numbering (those of the `Solid` it reduces).
     pub nodes: Range<usize>,
+    pub model: Arc<ReducedModel>,
+}
+
+impl std::ops::Deref for ReducedBody {
+    type Target = ReducedModel;
+    fn deref(&self) -> &ReducedModel {
+        &self.model
+    }
+}
+
+/// A reduced model: rest shape, modes, elasticity, damping, in the mesh's own frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReducedModel {
     /// Rest offsets from the centre of mass, body frame.
     pub rest: Vec<Vector3<f64>>,
     /// Lumped nodal masses.
@@ -73,32 +88,28 @@ pub struct Frame {
     pub modes: DMatrix<f64>,
 }
 
-impl ReducedBody {
-    /// The reduced model of a placed tet mesh: `elements` over model nodes `nodes` (at `rest`,
-    /// world positions after placement, with lumped masses `mass`), `r` modes, StVK or linear.
+impl ReducedModel {
+    /// The reduced model of a tet mesh in its own frame: `elements` over its vertices `rest`
+    /// (lumped masses `mass`), `r` modes, StVK or linear.
     pub fn new(
-        nodes: Range<usize>,
         elements: &[TetElement],
         rest: &[Vector3<f64>],
         mass: &[f64],
         material: &Material,
         (r, stvk): (usize, bool),
         damping: (f64, f64),
-    ) -> Result<ReducedBody, String> {
+    ) -> Result<ReducedModel, String> {
         let clock = std::time::Instant::now();
-        let local: Vec<TetElement> =
-            elements.iter().map(|e| TetElement { nodes: e.nodes.map(|i| i - nodes.start), ..*e }).collect();
-        let k = rest_stiffness(&local, rest, material)?;
+        let k = rest_stiffness(elements, rest, material)?;
         let m = modes::lowest_modes(&k, mass, rest, r)?;
         let total: f64 = mass.iter().sum();
         let com = rest.iter().zip(mass).map(|(x, m)| x * *m).sum::<Vector3<f64>>() / total;
         let elasticity = if stvk {
-            Elasticity::Stvk(stvk::StvkPolynomial::new(&local, material.lame, &m.phi))
+            Elasticity::Stvk(stvk::StvkPolynomial::new(elements, material.lame, &m.phi))
         } else {
             Elasticity::Modal
         };
-        Ok(ReducedBody {
-            nodes,
+        Ok(ReducedModel {
             rest: rest.iter().map(|x| x - com).collect(),
             mass: mass.to_vec(),
             phi: m.phi,
@@ -119,12 +130,18 @@ impl ReducedBody {
         6 + self.modes()
     }
 
-    /// The state at rest at `position` (the centre of mass) moving rigidly.
-    pub fn state_at(&self, position: Vector3<f64>, linear: Vector3<f64>, angular: Vector3<f64>) -> ReducedState {
+    /// The state at rest with its centre of mass at `position`, turned by `orientation` from the
+    /// mesh's own frame, moving rigidly.
+    pub fn state_at(
+        &self,
+        (position, orientation): (Vector3<f64>, UnitQuaternion<f64>),
+        linear: Vector3<f64>,
+        angular: Vector3<f64>,
+    ) -> ReducedState {
         let r = self.modes();
         ReducedState {
             position,
-            orientation: UnitQuaternion::identity(),
+            orientation,
             linear_velocity: linear,
             angular_velocity: angular,
             q: DVector::zeros(r),

@@ -21,8 +21,8 @@ fn bar(cells: [usize; 3]) -> Bar {
     Bar { elements, rest: mesh.vertices.clone(), mass, material }
 }
 
-fn body(b: &Bar, r: usize, stvk: bool) -> ReducedBody {
-    ReducedBody::new(0..b.rest.len(), &b.elements, &b.rest, &b.mass, &b.material, (r, stvk), (0.0, 0.0)).unwrap()
+fn body(b: &Bar, r: usize, stvk: bool) -> ReducedModel {
+    ReducedModel::new(&b.elements, &b.rest, &b.mass, &b.material, (r, stvk), (0.0, 0.0)).unwrap()
 }
 
 #[test]
@@ -133,7 +133,6 @@ fn stvk_gradient_and_hessian_match_finite_differences() {
 fn too_many_modes_are_refused() {
     let b = bar([1, 1, 1]);
     let n = 3 * b.rest.len();
-    let err = ReducedBody::new(0..b.rest.len(), &b.elements, &b.rest, &b.mass, &b.material, (n - 5, false), (0.0, 0.0))
-        .unwrap_err();
+    let err = ReducedModel::new(&b.elements, &b.rest, &b.mass, &b.material, (n - 5, false), (0.0, 0.0)).unwrap_err();
     assert!(err.contains("at most"), "{err}");
 }

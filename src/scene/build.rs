@@ -12,7 +12,7 @@ use crate::friction::smooth::SmoothFriction;
 use crate::mesh::{TetMesh, procedural, vtk_read};
 use crate::model::motion::{Motion, RigidKey};
 use crate::model::{FrictionTable, Model, PairExtras, Solid, State};
-use crate::reduced::ReducedBody;
+use crate::reduced::{ReducedBody, ReducedModel};
 use nalgebra::{Matrix3, Rotation3, Unit, UnitQuaternion, Vector3};
 
 /// Rotation from degrees about world x, then y, then z.
@@ -95,6 +95,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     let (mut q, mut v, mut node_mass, mut node_body) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut solids = Vec::new();
     let (mut reduced, mut reduced_state) = (Vec::new(), Vec::new());
+    let mut reduced_models = std::collections::HashMap::new();
     let (mut kinematic, mut attached) = (Vec::new(), Vec::new());
     let mut rigids = Vec::new();
     let mut rigid_state = Vec::new();
@@ -163,6 +164,36 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             }
         };
         let rot = Rotation3::from_matrix_unchecked(rotation_from_degrees(spec.rotation));
+        let elastic = Material::new(m.model, Lame::from_young_poisson(e, nu));
+        let rayleigh = m.damping.map(|d| (d.alpha, d.beta)).unwrap_or((0.0, 0.0));
+        // A reduced model is built in the mesh's own frame, once per mesh, material and modes.
+        let reduced_model = match &spec.reduced {
+            None => None,
+            Some(red) => {
+                let key = format!(
+                    "{:?} {:?} {density} {e} {nu} {:?} {red:?} {rayleigh:?}",
+                    spec.mesh, loaded.base_dir, m.model
+                );
+                let model = match reduced_models.get(&key) {
+                    Some(model) => std::sync::Arc::clone(model),
+                    None => {
+                        let model = ReducedModel::new(
+                            &TetElement::from_mesh(&mesh),
+                            &mesh.vertices,
+                            &mesh.lumped_masses(density),
+                            &elastic,
+                            red.modes(),
+                            rayleigh,
+                        )
+                        .map_err(|e| error_at(&file, &format!("{field}.reduced"), e))?;
+                        let model = std::sync::Arc::new(model);
+                        reduced_models.insert(key, std::sync::Arc::clone(&model));
+                        model
+                    }
+                };
+                Some(model)
+            }
+        };
         mesh.transform(&rot, &Vector3::from(spec.position));
         let offset = node_mass.len();
         let masses = mesh.lumped_masses(density);
@@ -225,22 +256,12 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         .map_err(|e| error_at(&file, &format!("{field}.structure_field"), e))?;
         let area = |t: &[usize; 3]| 0.5 * (rest[t[1]] - rest[t[0]]).cross(&(rest[t[2]] - rest[t[0]])).norm();
         let surface_rest_area = if structure.is_empty() { Vec::new() } else { surface.iter().map(area).collect() };
-        let elastic = Material::new(m.model, Lame::from_young_poisson(e, nu));
-        let rayleigh = m.damping.map(|d| (d.alpha, d.beta)).unwrap_or((0.0, 0.0));
-        let reduced_index = match &spec.reduced {
+        let reduced_index = match reduced_model {
             None => None,
-            Some(red) => {
-                let body = ReducedBody::new(
-                    offset..node_mass.len(),
-                    &elements,
-                    &mesh.vertices,
-                    &masses,
-                    &elastic,
-                    red.modes(),
-                    rayleigh,
-                )
-                .map_err(|e| error_at(&file, &format!("{field}.reduced"), e))?;
-                reduced_state.push(body.state_at(centroid, Vector3::from(spec.velocity), omega));
+            Some(model) => {
+                let body = ReducedBody { nodes: offset..node_mass.len(), model };
+                let pose = (centroid, UnitQuaternion::from_rotation_matrix(&rot));
+                reduced_state.push(body.state_at(pose, Vector3::from(spec.velocity), omega));
                 reduced.push(body);
                 Some(reduced.len() - 1)
             }

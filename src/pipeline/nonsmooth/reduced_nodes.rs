@@ -15,7 +15,7 @@
 //! solve used, so the next step starts from the momentum this one ended with.
 
 use crate::model::{Model, set_node};
-use crate::reduced::{Frame, ReducedBody, ReducedState};
+use crate::reduced::{Frame, ReducedState};
 use faer::sparse::Triplet;
 use nalgebra::Matrix3;
 
@@ -39,7 +39,7 @@ impl ReducedNodes {
                 n - b.dofs()
             })
             .collect();
-        let modes = model.reduced.iter().map(ReducedBody::modes).collect();
+        let modes = model.reduced.iter().map(|b| b.modes()).collect();
         (ReducedNodes { off, modes, frames: Vec::new() }, n)
     }
 
