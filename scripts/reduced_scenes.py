@@ -9,8 +9,9 @@
                                 turns over (0.75 and 0.22, the rigid critter's, turn 2 to 3).
   scenes/critter_pile.ron       StVK critters dropped onto the floor, where they end in a pile.
 
-Usage: scripts/reduced_scenes.py [N]   (N critters in the pile, default 8)
+Usage: scripts/reduced_scenes.py [N] [--out PILE.ron]   (N critters in the pile, default 8)
 """
+import argparse
 import math
 import os
 import sys
@@ -78,11 +79,19 @@ Scene(
 
 
 def main():
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 8
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("n", nargs="?", type=int, default=8, help="critters in the pile")
+    ap.add_argument("--out", help="write only the pile, to this file (its mesh path made absolute)")
+    args = ap.parse_args()
+    if args.out:
+        mesh = os.path.join(ROOT, "scenes", "data", "critter_tets.vtk")
+        with open(args.out, "w") as f:
+            f.write(critter_pile(args.n).replace("data/critter_tets.vtk", mesh))
+        return
     write_vtk(os.path.join(ROOT, "scenes", "data", "critter_tets.vtk"), "critter (scripts/reduced_scenes.py)",
               *critter_tets())
     with open(os.path.join(ROOT, "scenes", "critter_pile.ron"), "w") as f:
-        f.write(critter_pile(n))
+        f.write(critter_pile(args.n))
 
 
 if __name__ == "__main__":
