@@ -50,7 +50,9 @@ def vec(v):
     return "(" + ", ".join(f"{c:.9f}" for c in v) + ")"
 
 
-def walls(field):
+def walls(field, material="board"):
+    """The funnel's four walls as Box colliders; `field` "radial" or "concentric" gives them that
+    structure field, None none."""
     b = math.radians(WALL)
     slope = (TOP - OUTLET) / math.cos(b)
     apex = (0.0, 0.0, Z_OUT - OUTLET * math.tan(b))
@@ -66,9 +68,9 @@ def walls(field):
         axis = to_local(r, (0, 0, 0), (0, 0, 1))
         f = (f"Radial(center: {vec(c)})" if field == "radial"
              else f"Concentric(center: {vec(c)}, axis: {vec(axis)})")
-        out.append(f'        Box(name: "wall{k}", material: "board", size: ({slope + 0.02:.6f}, {2 * TOP + 0.02:.6f}, {THICK}), '
-                   f'position: {vec(center)}, rotation: (0.0, {-WALL}, {90.0 * k}),\n'
-                   f'            structure_field: {f}),')
+        structure = "" if field is None else f",\n            structure_field: {f}"
+        out.append(f'        Box(name: "wall{k}", material: "{material}", size: ({slope + 0.02:.6f}, {2 * TOP + 0.02:.6f}, {THICK}), '
+                   f'position: {vec(center)}, rotation: (0.0, {-WALL}, {90.0 * k}){structure}),')
     return out
 
 
@@ -116,9 +118,16 @@ SCENES = [
      "Down the 45 degree walls is across the grooves (3.0): the capsules jam."),
 ]
 
-root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenes")
-for name, field, what, outcome in SCENES:
-    bodies = capsules()
-    with open(os.path.join(root, name + ".ron"), "w") as f:
-        f.write(TEMPLATE.format(count=len(bodies), field=field, what=what, outcome=outcome, name=name,
-                                bodies="\n".join(bodies), walls="\n".join(walls(field))))
+
+
+def main():
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenes")
+    for name, field, what, outcome in SCENES:
+        bodies = capsules()
+        with open(os.path.join(root, name + ".ron"), "w") as f:
+            f.write(TEMPLATE.format(count=len(bodies), field=field, what=what, outcome=outcome, name=name,
+                                    bodies="\n".join(bodies), walls="\n".join(walls(field))))
+
+
+if __name__ == "__main__":
+    main()

@@ -8,17 +8,20 @@
                                 of the direction only; with ears 0.6 high and 0.3 rad wide no tet
                                 turns over (0.75 and 0.22, the rigid critter's, turn 2 to 3).
   scenes/critter_pile.ron       StVK critters dropped onto the floor, where they end in a pile.
+  scenes/reduced_hopper.ron     002 experiment 11 (jamming): reduced balls poured into a funnel.
 
 Usage: scripts/reduced_scenes.py [N] [--out PILE.ron]   (N critters in the pile, default 8)
 """
 import argparse
 import math
 import os
+import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nonconvex_scenes import critter_radius  # noqa: E402
 from stool_mesh import voxel_tets, write_vtk  # noqa: E402
+import field_hopper  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CELLS = 6  # per side of the cube mapped onto the critter
@@ -78,6 +81,51 @@ Scene(
 """ % (n, "\n".join(bodies))
 
 
+def hopper(mu, side=3, layers=3):
+    """002 experiment 11 (jamming): side x side x layers reduced rubber balls (4 cm, 6 linear
+    modes) poured into the square funnel of scripts/field_hopper.py (45 degree walls, a 10 cm
+    outlet: 2.5 ball diameters) at friction mu."""
+    rng = random.Random(11)
+    bodies = []
+    for layer in range(layers):
+        for i in range(side):
+            for j in range(side):
+                x = (i - (side - 1) / 2) * 0.05 + rng.uniform(-0.004, 0.004)
+                y = (j - (side - 1) / 2) * 0.05 + rng.uniform(-0.004, 0.004)
+                z = field_hopper.Z_OUT + (field_hopper.TOP - field_hopper.OUTLET) + 0.04 + layer * 0.05
+                bodies.append(
+                    '        Solid(name: "b%d", material: "rubber", mesh: Ball(radius: 0.02, resolution: 4),\n'
+                    '              position: (%.4f, %.4f, %.4f), reduced: Modal(modes: 6)),' % (len(bodies), x, y, z))
+    return """// 002 experiment 11 (jamming): %d reduced rubber balls (4 cm, 6 linear modes each) poured into a
+// square funnel with 45 degree walls and a 10 cm outlet (2.5 ball diameters; scripts/field_hopper.py's
+// funnel) at mu = %s. Whether the flow jams depends on mu: see the README.
+// Regenerate with scripts/reduced_scenes.py.
+//   fricsim run scenes/reduced_hopper.ron
+Scene(
+    name: "reduced_hopper",
+    dt: 2e-3,
+    duration: 1.5,
+    frame_rate: 25.0,
+    gravity: (0.0, 0.0, -9.81),
+    materials: {
+        "rubber": (density: 1000.0, youngs_modulus: 1e6, poisson_ratio: 0.3),
+        "board": (),
+    },
+    friction: (default: (mu: %s)),
+    bodies: [
+%s
+    ],
+    colliders: [
+%s
+        Plane(name: "floor", material: "board"),
+    ],
+    // A jammed arch is hard for ADMM: a few steps can end above the tolerance (reported in
+    // stats.csv's converged column); the run goes on.
+    pipeline: Nonsmooth(solver: Admm, tolerance: 1e-6, max_iterations: 4000, on_failure: Continue),
+)
+""" % (len(bodies), mu, mu, "\n".join(bodies), "\n".join(field_hopper.walls(None)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("n", nargs="?", type=int, default=8, help="critters in the pile")
@@ -92,6 +140,8 @@ def main():
               *critter_tets())
     with open(os.path.join(ROOT, "scenes", "critter_pile.ron"), "w") as f:
         f.write(critter_pile(args.n))
+    with open(os.path.join(ROOT, "scenes", "reduced_hopper.ron"), "w") as f:
+        f.write(hopper("0.6"))
 
 
 if __name__ == "__main__":
