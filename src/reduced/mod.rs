@@ -223,6 +223,37 @@ impl ReducedModel {
         (&m + m.transpose()) * 0.5
     }
 
+    /// The quadratic velocity forces at velocity `u`: `−Σ m_i P_iᵀ Ṗ_i u` with
+    /// `Ṗ_i u = ω × (ω × y_i) + 2 ω × (R Φ_i q̇)` (centripetal and Coriolis accelerations of the
+    /// nodes), so that `M u̇ = Σ P_iᵀ f_i + g` is each node's `m a = f` projected onto the body's
+    /// motions. On the rigid rows they are the gyroscopic torque `−ω × I ω`, on the modal rows
+    /// the centrifugal and Coriolis loads.
+    pub fn quadratic_velocity(&self, f: &Frame, u: &[f64]) -> DVector<f64> {
+        let w = Vector3::new(u[3], u[4], u[5]);
+        let mut g = DVector::zeros(self.dofs());
+        for (i, &mi) in self.mass.iter().enumerate() {
+            let mut modal = Vector3::zeros();
+            for (j, qd) in u[6..].iter().enumerate() {
+                for a in 0..3 {
+                    modal[a] += f.modes[(3 * i + a, j)] * qd;
+                }
+            }
+            let acc = (w.cross(&(w.cross(&f.y[i]))) + 2.0 * w.cross(&modal)) * (-mi);
+            // P_iᵀ acc: the force, the torque y × acc, and the modes' share.
+            for a in 0..3 {
+                g[a] += acc[a];
+            }
+            let torque = f.y[i].cross(&acc);
+            for a in 0..3 {
+                g[3 + a] += torque[a];
+            }
+            for j in 0..self.modes() {
+                g[6 + j] += (0..3).map(|a| f.modes[(3 * i + a, j)] * acc[a]).sum::<f64>();
+            }
+        }
+        g
+    }
+
     /// Kinetic energy `½ uᵀ M u` of the lumped nodes.
     pub fn kinetic_energy(&self, s: &ReducedState) -> f64 {
         let u = DVector::from_vec(s.velocity());

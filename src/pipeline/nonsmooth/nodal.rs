@@ -942,7 +942,7 @@ impl NodalStep {
             super::joints::project_positions(model, &mut state.rigid, &minv);
         }
         self.roots.finish_step(&state.rigid, &mut state.q, &mut state.v);
-        self.roots.reduced.finish_step(model, &mut state.reduced, h, &mut state.q);
+        self.roots.reduced.finish_step(model, &mut state.reduced, h, (&mut state.q, &mut state.v));
         stats
     }
 
