@@ -42,6 +42,17 @@ def critter_tets(n=CELLS):
     return voxel_tets((n, n, n), inside, place)
 
 
+def header(name, frame_rate):
+    """A scene's opening: name, 2 ms steps for 1.5 s, frames, gravity."""
+    return """Scene(
+    name: "%s",
+    dt: 2e-3,
+    duration: 1.5,
+    frame_rate: %.1f,
+    gravity: (0.0, 0.0, -9.81),
+""" % (name, frame_rate)
+
+
 def critter_pile(n):
     bodies = []
     for k in range(n):
@@ -58,13 +69,7 @@ def critter_pile(n):
 // onto the floor, mu = 0.5 as in 002. They bounce off each other, deform and come to rest in a pile.
 // Regenerate with scripts/reduced_scenes.py.
 //   fricsim run scenes/critter_pile.ron
-Scene(
-    name: "critter_pile",
-    dt: 2e-3,
-    duration: 1.5,
-    frame_rate: 50.0,
-    gravity: (0.0, 0.0, -9.81),
-    materials: {
+%s    materials: {
         "rubber": (density: 1000.0, youngs_modulus: 2e5, poisson_ratio: 0.3, damping: (alpha: 0.0, beta: 0.002)),
         "floor": (),
     },
@@ -78,7 +83,7 @@ Scene(
     // 0.2-1.2 s per step and Auto stops at its iteration limit.
     pipeline: Nonsmooth(solver: Admm, tolerance: 1e-6, max_iterations: 2000),
 )
-""" % (n, "\n".join(bodies))
+""" % (n, header("critter_pile", 50.0), "\n".join(bodies))
 
 
 def hopper(mu, side=3, layers=3):
@@ -101,13 +106,7 @@ def hopper(mu, side=3, layers=3):
 // funnel) at mu = %s. Whether the flow jams depends on mu: see the README.
 // Regenerate with scripts/reduced_scenes.py.
 //   fricsim run scenes/reduced_hopper.ron
-Scene(
-    name: "reduced_hopper",
-    dt: 2e-3,
-    duration: 1.5,
-    frame_rate: 25.0,
-    gravity: (0.0, 0.0, -9.81),
-    materials: {
+%s    materials: {
         "rubber": (density: 1000.0, youngs_modulus: 1e6, poisson_ratio: 0.3),
         "board": (),
     },
@@ -123,7 +122,7 @@ Scene(
     // stats.csv's converged column); the run goes on.
     pipeline: Nonsmooth(solver: Admm, tolerance: 1e-6, max_iterations: 4000, on_failure: Continue),
 )
-""" % (len(bodies), mu, mu, "\n".join(bodies), "\n".join(field_hopper.walls(None)))
+""" % (len(bodies), mu, header("reduced_hopper", 25.0), mu, "\n".join(bodies), "\n".join(field_hopper.walls(None)))
 
 
 def main():
