@@ -399,16 +399,19 @@ fn identical_reduced_bodies_share_one_model() {
 }
 
 /// 002 experiment 11, jamming (`scenes/reduced_hopper.ron`): 27 reduced rubber balls (4 cm, 6
-/// modes) poured into a square funnel with a 10 cm outlet (2.5 diameters) flow through it at
-/// μ = 0.1 and jam at μ = 0.6: balls below the outlet after 1.5 s, at least 12 and at most 6,
-/// and none passing in the jammed run's last 0.5 s. Steps that end above the tolerance (the scene
-/// continues past them) stay under 1 % (measured: none at 0.1; 2 of 750 at 0.6, with natural-map
-/// residuals 2.5e-4 and 3.4e-5). A study, 6 minutes (`cargo test --release --test reduced_bodies
-/// -- --ignored jam`); measured: 17 and 4 balls through (0.3: see the README).
+/// modes) poured into a square funnel with a 10 cm outlet (2.5 diameters) at μ = 0.1 and 0.6: a
+/// study (`cargo test --release --test reduced_bodies -- --ignored funnel`, 8 minutes) that prints
+/// the balls below the outlet at 1 s and 1.5 s, and checks that steps ending above the tolerance
+/// (the scene continues past them) stay under 1 %.
+///
+/// Whether μ decides the jam is NOT established here. Measured at 5dfc290: 13 balls through at
+/// 0.1 (9 at 1 s), 9 at 0.6 (6 at 1 s), one run each. Before 5dfc290 the same runs gave 17 and 4,
+/// a clear jam at 0.6, but those balls lost `(ω h)²/2` of their spin per step, a rolling
+/// resistance the physics does not have.
 #[test]
 #[ignore]
-fn reduced_balls_flow_at_low_friction_and_jam_at_high() {
-    let run = |mu: f64| {
+fn reduced_balls_in_a_funnel_at_low_and_high_friction() {
+    for mu in [0.1, 0.6] {
         let mut s = scene_run::scene_file("reduced_hopper.ron", &[format!("friction.default=(mu: {mu})")]);
         let below = |s: &Simulation| s.state.reduced.iter().filter(|r| r.position.z < 0.15).count();
         let (mut failed, mut at_one) = (0, 0);
@@ -422,24 +425,9 @@ fn reduced_balls_flow_at_low_friction_and_jam_at_high() {
         }
         println!("mu {mu}: {} balls below the outlet (at 1 s: {at_one}), {failed} of {steps} steps failed", below(&s));
         assert!(failed * 100 <= steps, "mu {mu}: {failed} of {steps} steps failed");
-        (below(&s), at_one)
-    };
-    let (flowing, _) = run(0.1);
-    let (jammed, at_one) = run(0.6);
-    assert!(flowing >= 12, "mu 0.1: only {flowing} balls passed");
-    assert!(jammed <= 6 && jammed == at_one, "mu 0.6 did not jam: {jammed} passed, {at_one} at 1 s");
+    }
 }
 
-/// A free bar (0.4 × 0.02 × 0.02 m, 8 linear modes, E 1e6 Pa, 1000 kg/m³) spun at 20 rad/s
-/// about its short axis z, no gravity: the centrifugal load stretches it to the bar's static
-/// elongation `ρ ω² L³ / (12 E)` at its current spin, within 2 % (measured 0.34 % short; its
-/// first axial mode is among the 8 and carries 98.6 % of it; backward Euler damps the axial
-/// vibration within 0.2 s), and its angular momentum about the centre of mass is kept to 1e-4
-/// (the quadratic velocity forces are explicit, the rest implicit). Measured: 2.1e-5 at h = 1e-3
-/// and at 5e-4 alike, left by the first 50 steps while the axial vibration is damped (the
-/// measured momentum swings by ±2.6e-3 meanwhile); where that offset comes from is not yet
-/// understood. The momentum once carried by node velocities from the previous pose lost
-/// `(ω h)²/2` per step: 8 % over these 0.5 s.
 /// Spins the bar for 0.5 s at step `h`: the relative change of its angular momentum, its spin
 /// (rad/s), its elongation and the bar theory's at that spin (m).
 fn spinning_bar(h: f64) -> (f64, f64, f64, f64) {
