@@ -194,30 +194,18 @@ impl ReducedModel {
     /// Node `i`'s velocity `P_i u` from the body's unknowns `u` (6 + r).
     pub fn node_velocity(&self, f: &Frame, i: usize, u: &[f64]) -> Vector3<f64> {
         let (v, w) = (Vector3::new(u[0], u[1], u[2]), Vector3::new(u[3], u[4], u[5]));
-        let mut x = v + w.cross(&f.y[i]);
-        for (j, qd) in u[6..].iter().enumerate() {
-            for a in 0..3 {
-                x[a] += f.modes[(3 * i + a, j)] * qd;
-            }
-        }
-        x
+        v + w.cross(&f.y[i]) + modal_velocity(f, i, &u[6..])
     }
 
-    /// `P_i` (3 × (6 + r)).
-    pub fn point_jacobian(&self, f: &Frame, i: usize) -> DMatrix<f64> {
-        let mut p = DMatrix::zeros(3, self.dofs());
-        p.view_mut((0, 0), (3, 3)).copy_from(&Matrix3::identity());
-        p.view_mut((0, 3), (3, 3)).copy_from(&(-f.y[i].cross_matrix()));
-        p.view_mut((0, 6), (3, self.modes())).copy_from(&f.modes.rows(3 * i, 3));
-        p
-    }
-
-    /// The generalized mass `Σ m_i P_iᵀ P_i`.
+    /// The generalized mass `Σ m_i P_iᵀ P_i`, `P_i = [1, −[y_i]×, R Φ_i]`.
     pub fn mass_matrix(&self, f: &Frame) -> DMatrix<f64> {
         let n = self.dofs();
         let mut m = DMatrix::zeros(n, n);
+        let mut p = DMatrix::zeros(3, n);
+        p.view_mut((0, 0), (3, 3)).copy_from(&Matrix3::identity());
         for (i, &mi) in self.mass.iter().enumerate() {
-            let p = self.point_jacobian(f, i);
+            p.view_mut((0, 3), (3, 3)).copy_from(&(-f.y[i].cross_matrix()));
+            p.view_mut((0, 6), (3, self.modes())).copy_from(&f.modes.rows(3 * i, 3));
             m.gemm_tr(mi, &p, &p, 1.0);
         }
         (&m + m.transpose()) * 0.5
@@ -232,12 +220,7 @@ impl ReducedModel {
         let w = Vector3::new(u[3], u[4], u[5]);
         let mut g = DVector::zeros(self.dofs());
         for (i, &mi) in self.mass.iter().enumerate() {
-            let mut modal = Vector3::zeros();
-            for (j, qd) in u[6..].iter().enumerate() {
-                for a in 0..3 {
-                    modal[a] += f.modes[(3 * i + a, j)] * qd;
-                }
-            }
+            let modal = modal_velocity(f, i, &u[6..]);
             let acc = (w.cross(&(w.cross(&f.y[i]))) + 2.0 * w.cross(&modal)) * (-mi);
             // P_iᵀ acc: the force, the torque y × acc, and the modes' share.
             for a in 0..3 {
@@ -252,12 +235,6 @@ impl ReducedModel {
             }
         }
         g
-    }
-
-    /// Kinetic energy `½ uᵀ M u` of the lumped nodes.
-    pub fn kinetic_energy(&self, s: &ReducedState) -> f64 {
-        let u = DVector::from_vec(s.velocity());
-        0.5 * u.dot(&(self.mass_matrix(&self.frame(s)) * &u))
     }
 
     /// The frame's and modes' update over a step `h` at velocity `u`: `c += h V`, `R ← exp(h ω) R`
@@ -276,6 +253,17 @@ impl ReducedModel {
         s.angular_velocity = Vector3::new(u[3], u[4], u[5]);
         s.qdot = DVector::from_column_slice(&u[6..6 + self.modes()]);
     }
+}
+
+/// Node `i`'s velocity from the modes alone, `R Φ_i q̇`.
+fn modal_velocity(f: &Frame, i: usize, qdot: &[f64]) -> Vector3<f64> {
+    let mut x = Vector3::zeros();
+    for (j, qd) in qdot.iter().enumerate() {
+        for a in 0..3 {
+            x[a] += f.modes[(3 * i + a, j)] * qd;
+        }
+    }
+    x
 }
 
 impl ReducedState {

@@ -4,7 +4,7 @@
 //!
 //! A reduced node belongs to no element of the nodal assembly (the body's elasticity is in its
 //! modal coordinates), so its only entry in `A` is its lumped mass on the diagonal; the body's
-//! block of `Pᵀ A P` is then the dense `Σ m_i P_iᵀ P_i` (`ReducedBody::mass_matrix`), built here
+//! block of `Pᵀ A P` is then the dense `Σ m_i P_iᵀ P_i` (`ReducedModel::mass_matrix`, built once per step), built here
 //! instead of term by term. The elastic terms of backward Euler are added on the modal rows:
 //! `(h² + h β) ∇²E + h α` to the matrix, `−h ∇E + h² ∇²E q̇_k` to the right-hand side, at
 //! `q_k = q₀ + h q̇_k` (Newton's linearization at the iterate, as for every nodal body).
@@ -32,6 +32,8 @@ pub(super) struct ReducedNodes {
     frames: Vec<Frame>,
     /// Per body: its quadratic velocity forces at the step's start.
     quadratic: Vec<nalgebra::DVector<f64>>,
+    /// Per body: its generalized mass at the step's start pose (fixed over the Newton iterations).
+    mass: Vec<nalgebra::DMatrix<f64>>,
 }
 
 impl ReducedNodes {
@@ -47,7 +49,7 @@ impl ReducedNodes {
             })
             .collect();
         let modes = model.reduced.iter().map(|b| b.modes()).collect();
-        (ReducedNodes { off, modes, frames: Vec::new(), quadratic: Vec::new() }, n)
+        (ReducedNodes { off, modes, frames: Vec::new(), quadratic: Vec::new(), mass: Vec::new() }, n)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -69,6 +71,7 @@ impl ReducedNodes {
             .zip(&self.frames)
             .map(|((b, s), f)| b.quadratic_velocity(f, &s.velocity()))
             .collect();
+        self.mass = model.reduced.iter().zip(&self.frames).map(|(b, f)| b.mass_matrix(f)).collect();
     }
 
     /// `(P_i)_{axis, k}` for every `k`, visited with the unknown's index.
@@ -106,9 +109,8 @@ impl ReducedNodes {
         f: &mut [f64],
     ) -> f64 {
         let mut energy = 0.0;
-        let bodies = model.reduced.iter().zip(states).zip(self.frames.iter().zip(&self.off));
-        for (b, ((body, s), (fr, &off))) in bodies.enumerate() {
-            let mut a = body.mass_matrix(fr);
+        for (b, ((body, s), &off)) in model.reduced.iter().zip(states).zip(&self.off).enumerate() {
+            let mut a = self.mass[b].clone();
             let qk = &s.q + &s.qdot * h;
             let (e, g, k) = body.elastic(&qk);
             energy += e;
