@@ -35,6 +35,7 @@ echo "load before: $(uptime)"
 summary "$out/chairs/stats.csv" "chairs (1 stool, Modal 12)" 18
 "$FRICSIM" run scenes/critter_pile.ron --quiet --out "$out/pile8"
 summary "$out/pile8/stats.csv" "8 critters (StVK 12)" 144
-"$FRICSIM" run "$out/pile.ron" --quiet --frames "$frames" --out "$out/pileN"
+# A failed step stops the run; the steps it took are still summarized.
+"$FRICSIM" run "$out/pile.ron" --quiet --frames "$frames" --out "$out/pileN" || echo "(stopped early: statistics of the steps taken)"
 summary "$out/pileN/stats.csv" "$n critters (StVK 12)" $((18 * n))
 echo "load after:  $(uptime)"
