@@ -10,6 +10,7 @@
 //! | block Gauss–Seidel, exact local solver | local | [`gauss_seidel`] |
 //! | Fischer–Burmeister SOC Newton | local | [`fb_newton`] |
 //! | PROX GS with r-factors (003 Alg. 2) | local | [`prox`] |
+//! | PROX GS with drilling torque (003 §2.7), four rows per contact | local | [`drilling`] |
 //! | proximal point around FB Newton (Siconos's PROX) | local | [`prox_point`] |
 //! | ADMM with an adaptive penalty | local | [`local_admm`] |
 //! | PGS on the box LCP (002 baseline) | local | [`pgs_lcp`] |
@@ -31,6 +32,7 @@ pub mod compliance;
 pub mod contact_scaling;
 pub mod diagnostics;
 pub mod dispatch;
+pub mod drilling;
 pub mod fb_newton;
 pub mod fclib;
 pub mod gauss_seidel;

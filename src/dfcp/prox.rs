@@ -9,7 +9,7 @@
 //! grew, every `rho_c` is multiplied by `nu` and the sweep is rejected (rolled back).
 
 use super::problem::LocalProblem;
-use super::residual::local_error;
+use super::residual::{LocalError, local_error};
 use super::solver::{ProxCounts, SolveReport, SolverOptions, check_buffers};
 use crate::friction::cone::project_ellipse;
 use std::time::Instant;
@@ -55,20 +55,11 @@ pub fn solve_with(
             if m > 0.0 { prm.rho_scale / m } else { 1.0 }
         })
         .collect();
-    let mut r_old = r.to_vec();
-    let mut eps_prev = f64::INFINITY;
-    let (mut it, mut sweeps, mut rejections) = (0usize, 0usize, 0usize);
-    p.velocity(r, u);
-    let mut err = local_error(p, r, u);
-    let mut reason = "iteration limit";
-    while it < opts.max_iter {
-        if let Some(why) = opts.stop_reason(err.rel, start) {
-            reason = why;
-            break;
-        }
-        it += 1;
-        sweeps += 1;
-        r_old.copy_from_slice(r);
+    let measure = |r: &[f64], u: &mut [f64]| {
+        p.velocity(r, u);
+        local_error(p, r, u)
+    };
+    let sweep = |r: &mut [f64], rho: &[f64]| {
         let mut eps = 0.0f64;
         for c in 0..p.nc() {
             let o = b.off_diag_row(c, r);
@@ -89,6 +80,55 @@ pub fn solve_with(
             }
             r[3 * c..3 * c + 3].copy_from_slice(&new);
         }
+        eps
+    };
+    let (err, it, counts, reason) = iterate(r, u, &mut rho, opts, prm, start, measure, sweep);
+    report(NAME, &err, opts, prm, (it, counts), start, reason)
+}
+
+/// The report of a PROX solve, with its sweep counts.
+pub(crate) fn report(
+    name: &'static str,
+    err: &LocalError,
+    opts: &SolverOptions,
+    prm: &ProxParams,
+    (it, counts): (usize, ProxCounts),
+    start: Instant,
+    reason: &str,
+) -> SolveReport {
+    let details = format_args!("{} sweeps, {} rejected (r-factor x{} each)", counts.sweeps, counts.rejected, prm.nu);
+    SolveReport { prox: Some(counts), ..SolveReport::finish(name, err, opts, it, start, reason, details) }
+}
+
+/// 003 Algorithm 2's outer loop: `sweep` (given the r-factors, returning the sweep's largest
+/// change) until `measure` (which fills `u`) meets the tolerance or a limit is reached; a sweep
+/// whose change grew is rolled back and every r-factor multiplied by `ν`. Returns the final
+/// error, the iterations, the sweep counts and why it stopped.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn iterate(
+    r: &mut [f64],
+    u: &mut [f64],
+    rho: &mut [f64],
+    opts: &SolverOptions,
+    prm: &ProxParams,
+    start: Instant,
+    mut measure: impl FnMut(&[f64], &mut [f64]) -> LocalError,
+    mut sweep: impl FnMut(&mut [f64], &[f64]) -> f64,
+) -> (LocalError, usize, ProxCounts, &'static str) {
+    let mut r_old = r.to_vec();
+    let mut eps_prev = f64::INFINITY;
+    let (mut it, mut sweeps, mut rejections) = (0usize, 0usize, 0usize);
+    let mut err = measure(r, u);
+    let mut reason = "iteration limit";
+    while it < opts.max_iter {
+        if let Some(why) = opts.stop_reason(err.rel, start) {
+            reason = why;
+            break;
+        }
+        it += 1;
+        sweeps += 1;
+        r_old.copy_from_slice(r);
+        let eps = sweep(r, rho);
         if eps > eps_prev || !eps.is_finite() {
             // Divergence: shrink the r-factors and reject the sweep (003 Alg. 2, lines 13-14).
             r.copy_from_slice(&r_old);
@@ -99,12 +139,8 @@ pub fn solve_with(
             continue;
         }
         eps_prev = eps;
-        p.velocity(r, u);
-        err = local_error(p, r, u);
+        err = measure(r, u);
     }
-    p.velocity(r, u);
-    err = local_error(p, r, u);
-    let counts = ProxCounts { sweeps, rejected: rejections };
-    let details = format_args!("{sweeps} sweeps, {rejections} rejected (r-factor x{} each)", prm.nu);
-    SolveReport { prox: Some(counts), ..SolveReport::finish(NAME, &err, opts, it, start, reason, details) }
+    err = measure(r, u);
+    (err, it, ProxCounts { sweeps, rejected: rejections }, reason)
 }

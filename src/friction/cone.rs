@@ -96,14 +96,26 @@ impl Cone {
 #[inline]
 pub fn project_isotropic(x: &[f64; 3], mu: f64) -> [f64; 3] {
     let nt = hyp(x[1], x[2]);
-    if mu * nt <= -x[0] {
-        return [0.0; 3];
+    match isotropic_projection(x[0], nt, mu) {
+        None => *x,
+        Some((rn, 0.0)) => [rn, 0.0, 0.0],
+        Some((rn, radius)) => [rn, radius * x[1] / nt, radius * x[2] / nt],
     }
-    if nt <= mu * x[0] {
-        return *x;
+}
+
+/// Where a point `x = (x_N, x_T)` with `|x_T| = nt` projects onto `K_mu`, in any dimension of
+/// `x_T`: `None` if it lies in the cone, else `(p_N, mu p_N)`, the projection's normal part and
+/// the length of its tangential part, which points along `x_T` (both zero at the apex).
+#[inline]
+pub fn isotropic_projection(xn: f64, nt: f64, mu: f64) -> Option<(f64, f64)> {
+    if mu * nt <= -xn {
+        return Some((0.0, 0.0));
     }
-    let rn = (mu * nt + x[0]) / (mu * mu + 1.0);
-    [rn, mu * rn * x[1] / nt, mu * rn * x[2] / nt]
+    if nt <= mu * xn {
+        return None;
+    }
+    let rn = (mu * nt + xn) / (mu * mu + 1.0);
+    Some((rn, mu * rn))
 }
 
 /// Projection of `z` onto the disc of radius `radius >= 0`.

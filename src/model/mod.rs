@@ -261,6 +261,8 @@ pub struct FrictionTable {
     cohesion: Vec<Option<CohesionSpec>>,
     /// The pair's contact compliance (m/N; 0: rigid).
     compliance: Vec<f64>,
+    /// The pair's drilling-torque coefficient (m; 0: none).
+    drilling: Vec<f64>,
 }
 
 /// What a material pair's contact law holds beyond its friction law.
@@ -269,6 +271,7 @@ pub struct PairExtras {
     pub anisotropy: Option<[f64; 2]>,
     pub cohesion: Option<CohesionSpec>,
     pub compliance: Option<f64>,
+    pub drilling: Option<f64>,
 }
 
 impl FrictionTable {
@@ -280,6 +283,7 @@ impl FrictionTable {
             anisotropy: vec![extras.anisotropy; n * n],
             cohesion: vec![extras.cohesion; n * n],
             compliance: vec![extras.compliance.unwrap_or(0.0); n * n],
+            drilling: vec![extras.drilling.unwrap_or(0.0); n * n],
         }
     }
     pub fn set(&mut self, a: usize, b: usize, law: SmoothFriction, extras: PairExtras) {
@@ -289,7 +293,12 @@ impl FrictionTable {
             self.anisotropy[k] = extras.anisotropy;
             self.cohesion[k] = extras.cohesion;
             self.compliance[k] = extras.compliance.unwrap_or(0.0);
+            self.drilling[k] = extras.drilling.unwrap_or(0.0);
         }
+    }
+    /// The pair's drilling-torque coefficient `mu_tau` (m; 0 without drilling torque).
+    pub fn drilling(&self, a: usize, b: usize) -> f64 {
+        self.drilling[a * self.materials.len() + b]
     }
     /// The cohesive force (N) on a contact point of the pair at gap `gap` (0 without cohesion).
     pub fn cohesion(&self, a: usize, b: usize, gap: f64) -> f64 {

@@ -208,6 +208,13 @@ impl VelocityField {
         self.gradient * x + self.constant
     }
 
+    /// The field's rate of rotation: the axial vector of the gradient's skew part (the angular
+    /// velocity of a rigid motion).
+    pub fn rotation_rate(&self) -> Vector3<f64> {
+        let g = &self.gradient;
+        0.5 * Vector3::new(g[(2, 1)] - g[(1, 2)], g[(0, 2)] - g[(2, 0)], g[(1, 0)] - g[(0, 1)])
+    }
+
     /// A bound on `|v|` over the ball of `radius` around `center`.
     pub fn speed_bound(&self, center: &Vector3<f64>, radius: f64) -> f64 {
         self.at(center).norm() + self.gradient.norm() * radius

@@ -83,6 +83,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         anisotropy: l.mu_t.zip(l.mu_b).map(|(t, b)| [t, b]),
         cohesion: l.cohesion,
         compliance: l.compliance,
+        drilling: l.mu_tau,
     };
     let default = &scene.friction.default;
     let mut friction = FrictionTable::new(mat_names.clone(), law(default, eps), extras(default));

@@ -178,6 +178,12 @@ pub struct FrictionLawSpec {
     /// spring of stiffness 1/compliance in series with it, `Nonsmooth` only.
     #[serde(default)]
     pub compliance: Option<f64>,
+    /// Drilling torque (003 §2.7) in m: the friction torque about the contact normal, with the
+    /// tangential force, is bounded by the ellipsoid `(f_t/mu_t)² + (f_b/mu_b)² + (τ/mu_tau)² ≤
+    /// f_N²` (`mu_t = mu_b = mu` when isotropic). A flat contact patch of radius `a` under uniform
+    /// pressure resists spin with `2 a mu / 3`. Rigid bodies under `Nonsmooth` only.
+    #[serde(default)]
+    pub mu_tau: Option<f64>,
 }
 
 /// A constant attraction `force` (N) on every contact point of the pair at or below zero gap,
@@ -209,6 +215,7 @@ impl Default for FrictionLawSpec {
             mu_b: None,
             cohesion: None,
             compliance: None,
+            mu_tau: None,
         }
     }
 }
@@ -234,6 +241,8 @@ pub struct FrictionPairSpec {
     pub cohesion: Option<CohesionSpec>,
     #[serde(default)]
     pub compliance: Option<f64>,
+    #[serde(default)]
+    pub mu_tau: Option<f64>,
 }
 
 impl FrictionPairSpec {
@@ -247,6 +256,7 @@ impl FrictionPairSpec {
             mu_b: self.mu_b,
             cohesion: self.cohesion,
             compliance: self.compliance,
+            mu_tau: self.mu_tau,
         }
     }
 }

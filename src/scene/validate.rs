@@ -10,6 +10,7 @@ use nalgebra::{Rotation3, UnitQuaternion};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+mod drilling;
 mod joints;
 
 /// Upper bound on the tetrahedra of one procedural mesh (about 10 GB of model data).
@@ -208,6 +209,7 @@ pub fn validate_with(scene: &Scene, base_dir: &Path, memory_limit: Option<u64>) 
     colliders(&mut c, scene, base_dir);
     pipeline(&mut c, scene);
     joints::joints(&mut c, scene);
+    drilling::drilling(&mut c, scene);
     if let Some(limit) = memory_limit {
         c.memory(limit);
     }

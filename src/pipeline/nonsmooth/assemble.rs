@@ -68,6 +68,18 @@ pub(super) fn participant_velocity(
     }
 }
 
+/// Angular velocity of participant `p` at time `t` (a turning scripted participant's mean
+/// rotation rate over the step `[t, t + h]`, as [`participant_velocity`] takes its points').
+pub(super) fn participant_spin(model: &Model, bodies: &[RigidBody], p: Participant, t: f64, h: f64) -> Vector3<f64> {
+    match p {
+        Participant::Body(i) => match &model.rigids[i].motion {
+            Some(m) if m.rotates() => m.step(t, h).field_at_start().rotation_rate(),
+            _ => bodies[i].angular_velocity,
+        },
+        Participant::Collider(k) => model.colliders[k].motion.step(t, h).field_at_start().rotation_rate(),
+    }
+}
+
 impl ContactJacobian {
     pub fn new(model: &Model, bodies: &[RigidBody], contacts: &[Contact], inverse_mass: Vec<Minv>) -> ContactJacobian {
         let rows = contacts
@@ -99,17 +111,7 @@ impl ContactJacobian {
                 per_body[*i].push((c, *blk));
             }
         }
-        let mut blocks: BTreeMap<(usize, usize), Matrix3<f64>> = BTreeMap::new();
-        for (i, list) in per_body.iter().enumerate() {
-            let minv = &self.inverse_mass[i];
-            for (c, bc) in list {
-                let bm = bc * minv;
-                for (d, bd) in list {
-                    *blocks.entry((*c, *d)).or_insert_with(Matrix3::zeros) += bm * bd.transpose();
-                }
-            }
-        }
-        blocks
+        gram_blocks(&per_body, &self.inverse_mass)
     }
 
     /// `G = J L` with `L Lᵀ = M⁻¹` per body (Cholesky), so that `W = G Gᵀ`: 6 columns for each
@@ -142,18 +144,45 @@ impl ContactJacobian {
 
     /// `v += M⁻¹ Jᵀ r` for every dynamic body.
     pub fn apply_impulses(&self, r: &[f64], bodies: &mut [RigidBody]) {
-        let mut generalized: Vec<SVector<f64, 6>> = vec![SVector::zeros(); bodies.len()];
-        for (c, row) in self.rows.iter().enumerate() {
-            let rc = Vector3::new(r[3 * c], r[3 * c + 1], r[3 * c + 2]);
-            for (i, blk) in row.iter().flatten() {
-                generalized[*i] += blk.transpose() * rc;
+        let rows = self.rows.iter().enumerate().flat_map(|(c, row)| row.iter().flatten().map(move |(i, b)| (c, *i, b)));
+        apply_generalized_impulses(rows, r, &self.inverse_mass, bodies);
+    }
+}
+
+/// The nonzero `D x D` blocks `(c, d)` of `J M⁻¹ Jᵀ` from each body's list of its contacts'
+/// `D`-row Jacobian blocks.
+pub fn gram_blocks<const D: usize>(
+    per_body: &[Vec<(usize, SMatrix<f64, D, 6>)>],
+    inverse_mass: &[Minv],
+) -> BTreeMap<(usize, usize), SMatrix<f64, D, D>> {
+    let mut blocks = BTreeMap::new();
+    for (list, minv) in per_body.iter().zip(inverse_mass) {
+        for (c, bc) in list {
+            let bm = bc * minv;
+            for (d, bd) in list {
+                *blocks.entry((*c, *d)).or_insert_with(SMatrix::zeros) += bm * bd.transpose();
             }
         }
-        for (i, b) in bodies.iter_mut().enumerate() {
-            if generalized[i] != SVector::<f64, 6>::zeros() {
-                let v = b.velocity() + self.inverse_mass[i] * generalized[i];
-                b.set_velocity(&v);
-            }
+    }
+    blocks
+}
+
+/// `v += M⁻¹ Jᵀ r` over the dynamic bodies, from the `D`-row Jacobian blocks `(c, body, block)`
+/// of contact `c` (`r` holds `D` entries per contact).
+pub fn apply_generalized_impulses<'a, const D: usize>(
+    rows: impl Iterator<Item = (usize, usize, &'a SMatrix<f64, D, 6>)>,
+    r: &[f64],
+    inverse_mass: &[Minv],
+    bodies: &mut [RigidBody],
+) {
+    let mut generalized: Vec<SVector<f64, 6>> = vec![SVector::zeros(); bodies.len()];
+    for (c, i, blk) in rows {
+        generalized[i] += blk.transpose() * SVector::<f64, D>::from_column_slice(&r[D * c..D * c + D]);
+    }
+    for (i, b) in bodies.iter_mut().enumerate() {
+        if generalized[i] != SVector::<f64, 6>::zeros() {
+            let v = b.velocity() + inverse_mass[i] * generalized[i];
+            b.set_velocity(&v);
         }
     }
 }
@@ -190,9 +219,24 @@ pub fn local_problem(
     contacts: &[Contact],
     w: Csc,
     approach: &[f64],
-    (t, h): (f64, f64),
+    step: (f64, f64),
     spec: &NonsmoothSpec,
 ) -> Result<LocalProblem, String> {
+    let q = free_velocity(model, bodies, contacts, approach, step, spec);
+    let cones = contacts.iter().map(|c| c.cone).collect();
+    // Sizes come from the same contacts; what can fail is a non-finite value.
+    LocalProblem::new(w, q, cones).map_err(|e| format!("the contact problem is not finite: {e}"))
+}
+
+/// The contacts' velocities `q = J v_pred + k` (three per contact) of [`local_problem`].
+pub fn free_velocity(
+    model: &Model,
+    bodies: &[RigidBody],
+    contacts: &[Contact],
+    approach: &[f64],
+    (t, h): (f64, f64),
+    spec: &NonsmoothSpec,
+) -> Vec<f64> {
     let mut q = Vec::with_capacity(3 * contacts.len());
     for (c, u0) in contacts.iter().zip(approach) {
         let u = relative_velocity(model, bodies, c, t, h);
@@ -214,7 +258,5 @@ pub fn local_problem(
         };
         q.extend([u.x + bias, u.y, u.z]);
     }
-    let cones = contacts.iter().map(|c| c.cone).collect();
-    // Sizes come from the same contacts; what can fail is a non-finite value.
-    LocalProblem::new(w, q, cones).map_err(|e| format!("the contact problem is not finite: {e}"))
+    q
 }

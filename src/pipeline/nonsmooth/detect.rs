@@ -21,6 +21,8 @@ pub struct Contact {
     pub cohesion: f64,
     /// The pair's compliance (m/N; 0 for a rigid contact).
     pub compliance: f64,
+    /// The pair's drilling-torque coefficient (m; 0 without drilling torque).
+    pub mu_tau: f64,
 }
 
 /// A bound on the speed of any point of body `b` (m/s).
@@ -127,13 +129,11 @@ fn resolve(model: &Model, bodies: &[RigidBody], mut c: RigidContact, t: f64) -> 
     let (ma, mb) = (material(model, c.a), material(model, c.b));
     let mu = model.friction.get(ma, mb).mu_d;
     let (cohesion, compliance) = (model.friction.cohesion(ma, mb, c.gap), model.friction.compliance(ma, mb));
-    let Some([mu_t, mu_b]) = model.friction.anisotropy(ma, mb) else {
-        return Contact { contact: c, cone: Cone { mu_t: mu, mu_b: mu }, cohesion, compliance };
-    };
+    let mu_tau = model.friction.drilling(ma, mb);
+    let isotropic = Contact { contact: c, cone: Cone { mu_t: mu, mu_b: mu }, cohesion, compliance, mu_tau };
+    let Some([mu_t, mu_b]) = model.friction.anisotropy(ma, mb) else { return isotropic };
     // Validation guarantees valid coefficients; should it not, the isotropic law is the safe side.
-    let Ok(pair) = MatchstickPair::new(mu, mu_t, mu_b) else {
-        return Contact { contact: c, cone: Cone { mu_t: mu, mu_b: mu }, cohesion, compliance };
-    };
+    let Ok(pair) = MatchstickPair::new(mu, mu_t, mu_b) else { return isotropic };
     let point = c.point;
     let law = pair.resolve(
         &c.normal,
@@ -141,5 +141,5 @@ fn resolve(model: &Model, bodies: &[RigidBody], mut c: RigidContact, t: f64) -> 
         structure(model, bodies, c.b, &point, t).as_ref(),
     );
     c.frame = law.frame;
-    Contact { contact: c, cone: law.cone, cohesion, compliance }
+    Contact { contact: c, cone: law.cone, cohesion, compliance, mu_tau }
 }

@@ -20,6 +20,7 @@ mod admm_integrator;
 pub mod assemble;
 mod attached;
 pub mod detect;
+mod drilling;
 pub mod islands;
 mod joint_map;
 pub mod joints;
@@ -376,6 +377,30 @@ impl NonsmoothPipeline {
         // (zero) for the caller's statistics.
         self.r.resize(3 * nc, 0.0);
         self.u.resize(3 * nc, 0.0);
+        if drilling::any(contacts) {
+            // Validation keeps joints, cohesion and compliance out of scenes with drilling torque.
+            self.warm_start(contacts, bodies, stats);
+            let opts = self.options();
+            let report = drilling::solve(
+                model,
+                bodies,
+                contacts,
+                jac,
+                approach,
+                (t, h),
+                &self.spec,
+                (&mut self.r, &mut self.u),
+                &opts,
+            );
+            match report {
+                Ok(report) => record(stats, &report),
+                Err(e) => {
+                    stats.converged = false;
+                    stats.failure = Some(e);
+                }
+            }
+            return;
+        }
         let clock = Instant::now();
         let mut blocks = jac.delassus_blocks(bodies.len(), |i| joints.joins(i));
         joints.add_delassus(jac, bodies, &mut blocks);
@@ -412,12 +437,7 @@ impl NonsmoothPipeline {
             c.shift_local(&mut problem);
         }
         stats.assembly_s += clock.elapsed().as_secs_f64();
-        if self.spec.warm_start {
-            let radius = self.spec.contact_margin.max(1e-3);
-            stats.warm_started = self.warm.fill(contacts, bodies, radius, &mut self.r);
-        } else {
-            self.r.fill(0.0);
-        }
+        self.warm_start(contacts, bodies, stats);
         if let Some(c) = &cohesion {
             c.shift_impulses(&mut self.r);
         }
@@ -428,16 +448,10 @@ impl NonsmoothPipeline {
         } else {
             solve(solver, &problem, &mut self.r, &mut self.u, &opts)
         };
-        stats.add_solve(&report);
-        stats.final_residual = report.residual_rel;
+        record(stats, &report);
         if self.spec.diagnostics {
             let k = solver.samples().unwrap_or(lemke_st::DEFAULT_SAMPLES);
             stats.diagnostics = Some(crate::dfcp::diagnostics::diagnose(&problem, &self.r, &self.u, k));
-        }
-        stats.linear_solve_s += report.time.as_secs_f64();
-        if !report.converged {
-            stats.converged = false;
-            stats.failure = Some(format!("contact solver {report}"));
         }
         if let Some(c) = &cohesion {
             c.unshift_impulses(&mut self.r);
@@ -446,6 +460,29 @@ impl NonsmoothPipeline {
             c.contact_velocity(&self.r, &mut self.u);
         }
         jac.apply_impulses(&self.r, bodies);
+    }
+}
+
+impl NonsmoothPipeline {
+    /// The step's initial forces in `self.r`: the previous step's where the scene warm-starts.
+    fn warm_start(&mut self, contacts: &[Contact], bodies: &[RigidBody], stats: &mut StepStats) {
+        if self.spec.warm_start {
+            let radius = self.spec.contact_margin.max(1e-3);
+            stats.warm_started = self.warm.fill(contacts, bodies, radius, &mut self.r);
+        } else {
+            self.r.fill(0.0);
+        }
+    }
+}
+
+/// A contact solve in the step's statistics; a solve short of the tolerance fails the step.
+fn record(stats: &mut StepStats, report: &SolveReport) {
+    stats.add_solve(report);
+    stats.final_residual = report.residual_rel;
+    stats.linear_solve_s += report.time.as_secs_f64();
+    if !report.converged {
+        stats.converged = false;
+        stats.failure = Some(format!("contact solver {report}"));
     }
 }
 
