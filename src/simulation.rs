@@ -37,21 +37,47 @@ impl Simulation {
 /// Dynamic relaxation: step with scripted motions frozen and velocities zeroed after each step,
 /// then restore time, step counter and the initial velocities. Positions and the adapted penalty
 /// stiffness are kept: the bodies start pre-stressed, at rest in their contact layer.
+///
+/// In motion (`settle_in_motion`), each step starts from the initial velocities instead, and
+/// its displacement `h v₀` (a rigid body's translation and turn) is undone after it: what the
+/// step leaves is the relaxation of the bodies' deformation under the forces of that motion.
+/// The penalty pipeline then relaxes with backward Euler whatever the scene's integrator.
 fn settle(model: &Model, state: &mut State) {
-    let frozen = model.frozen();
+    let mut frozen = model.frozen();
+    if let (true, crate::scene::schema::PipelineSpec::Penalty(p)) = (model.settle_in_motion, &mut frozen.pipeline) {
+        // Relaxing at a velocity needs a scheme that damps what the step excites; the trapezoid
+        // only carries it over to the next step.
+        p.integrator = crate::scene::schema::IntegratorSpec::BackwardEuler;
+    }
     let v0 = state.v.clone();
     let rigid_v0: Vec<_> = state.rigid.iter().map(|b| b.velocity()).collect();
-    let zero = |state: &mut State| {
-        state.v.iter_mut().for_each(|v| *v = 0.0);
-        state.rigid.iter_mut().for_each(|b| b.set_velocity(&nalgebra::SVector::zeros()));
+    let moving = model.settle_in_motion;
+    let restart = |state: &mut State| {
+        if moving {
+            state.v.copy_from_slice(&v0);
+            state.rigid.iter_mut().zip(&rigid_v0).for_each(|(b, v)| b.set_velocity(v));
+        } else {
+            state.v.iter_mut().for_each(|v| *v = 0.0);
+            state.rigid.iter_mut().for_each(|b| b.set_velocity(&nalgebra::SVector::zeros()));
+        }
     };
     let mut relax = pipeline::build(&frozen, state);
-    zero(state);
+    restart(state);
     for _ in 0..model.settle_steps {
         if relax.step(&frozen, state).is_err() {
             break;
         }
-        zero(state);
+        if moving {
+            let h = model.dt;
+            for (i, _) in model.node_is_kinematic.iter().enumerate().filter(|(_, k)| !**k) {
+                (0..3).for_each(|k| state.q[3 * i + k] -= h * v0[3 * i + k]);
+            }
+            for (b, v) in state.rigid.iter_mut().zip(&rigid_v0) {
+                b.set_velocity(&-v);
+                b.integrate_position(h);
+            }
+        }
+        restart(state);
     }
     state.time = 0.0;
     state.step = 0;

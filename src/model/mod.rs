@@ -331,6 +331,8 @@ pub struct Model {
     pub frames: usize,
     /// Steps of dynamic relaxation before t = 0 (see `Scene::settle`).
     pub settle_steps: usize,
+    /// Settle at the initial velocities (see `Scene::settle_in_motion`) rather than at rest.
+    pub settle_in_motion: bool,
     pub gravity: Vector3<f64>,
     pub solids: Vec<Solid>,
     pub colliders: Vec<Collider>,

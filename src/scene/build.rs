@@ -417,6 +417,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         steps_per_frame,
         frames,
         settle_steps: (scene.settle / scene.dt).round() as usize,
+        settle_in_motion: scene.settle_in_motion,
         gravity,
         solids,
         colliders,

@@ -32,6 +32,13 @@ pub struct Scene {
     /// layer) instead of rocking into it; the scene's initial velocities are applied afterwards.
     #[serde(default)]
     pub settle: f64,
+    /// Settle in motion: relax with the bodies moving at their initial velocities instead of at
+    /// rest. Each relaxation step starts from the initial velocities and its displacement `h v₀`
+    /// is undone, so a body launched along a surface starts in the steady state of that motion
+    /// (the friction's shear and tipping moment included) rather than rocking into it. With an
+    /// integrator that does not damp (the trapezoid) the difference lasts: 001's block slide.
+    #[serde(default)]
+    pub settle_in_motion: bool,
     /// Gravity acceleration in m/s^2.
     #[serde(default = "default_gravity")]
     pub gravity: Vec3,

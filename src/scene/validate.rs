@@ -227,6 +227,13 @@ pub fn machine_memory() -> Option<u64> {
 fn time(c: &mut Checks, s: &Scene) {
     c.positive("dt", s.dt, " (seconds)");
     c.non_negative("settle", s.settle);
+    if s.settle_in_motion && s.settle <= 0.0 {
+        c.push("settle_in_motion", Some("true".into()), "needs `settle` > 0 (the seconds of relaxation)");
+    }
+    let reduced = s.bodies.iter().any(|b| matches!(b, BodySpec::Solid(sd) if sd.reduced.is_some()));
+    if s.settle_in_motion && reduced {
+        c.push("settle_in_motion", Some("true".into()), "is not available with reduced solids");
+    }
     match (s.duration, s.frames) {
         (Some(_), Some(f)) => c.push("frames", Some(f.to_string()), "give either `duration` or `frames`, not both"),
         (None, None) => {
