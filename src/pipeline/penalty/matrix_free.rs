@@ -327,9 +327,9 @@ impl PenaltyPipeline {
             let dir = std::mem::take(&mut self.dir);
             let accepted =
                 self.line_search(model, prob, v, &dir, merit, |a| 1.0 - spec.armijo * a * (1.0 - sigma), stats);
-            let step_inf = accepted.map_or(0.0, |(a, _)| a) * dir.iter().fold(0.0f64, |m, d| m.max(d.abs()));
+            let step_inf = accepted.map_or(0.0, |(a, ..)| a) * dir.iter().fold(0.0f64, |m, d| m.max(d.abs()));
             self.dir = dir;
-            let Some((_, steps)) = accepted else {
+            let Some((_, steps, reached)) = accepted else {
                 out.line_search_steps += spec.max_line_search_steps + 1;
                 out.failure = Some(format!(
                     "line search found no decrease in {} halvings (residual {res:.3e} m/s^2; BiCGSTAB reached {:.2e} of the forcing term {sigma:.2e} in {} iterations)",
@@ -339,6 +339,11 @@ impl PenaltyPipeline {
             };
             out.line_search_steps += steps;
             v.copy_from_slice(&self.v_trial);
+            // Converged at the line search's iterate (see `newton`).
+            if reached <= spec.residual_tolerance {
+                out.residual = reached;
+                return out;
+            }
             if step_inf <= spec.step_tolerance {
                 return self.stalled(model, prob, v, step_inf, out, stats);
             }

@@ -106,9 +106,9 @@ impl PenaltyPipeline {
             // Backtracking on the acceleration-weighted residual norm (a descent direction for any
             // fixed weighting since J p = -r).
             let accepted = self.line_search(model, prob, v, &dir, merit, |alpha| 1.0 - armijo * alpha, stats);
-            let step_inf = accepted.map_or(0.0, |(alpha, _)| alpha) * dir.iter().fold(0.0f64, |m, d| m.max(d.abs()));
+            let step_inf = accepted.map_or(0.0, |(alpha, ..)| alpha) * dir.iter().fold(0.0f64, |m, d| m.max(d.abs()));
             self.dir = dir;
-            let Some((_, steps)) = accepted else {
+            let Some((_, steps, reached)) = accepted else {
                 out.line_search_steps += max_line_search_steps + 1;
                 out.failure = Some(format!(
                     "line search found no decrease in {max_line_search_steps} halvings (residual {res:.3e} m/s^2)"
@@ -117,6 +117,12 @@ impl PenaltyPipeline {
             };
             out.line_search_steps += steps;
             v.copy_from_slice(&self.v_trial);
+            // The accepted iterate, evaluated by the line search, may already meet the tolerance:
+            // stopping here saves evaluating it again, with the Jacobian, only to find so.
+            if reached <= residual_tolerance {
+                out.residual = reached;
+                return out;
+            }
             if step_inf <= step_tolerance {
                 return self.stalled(model, prob, v, step_inf, out, stats);
             }
@@ -155,8 +161,9 @@ impl PenaltyPipeline {
     }
 
     /// Backtracking from `v` along `dir` (free DOFs) until the 2-norm merit falls below
-    /// `decrease(alpha) * merit`; the accepted iterate is left in `v_trial`. Returns the step
-    /// length and the number of reductions, or `None` when none was accepted.
+    /// `decrease(alpha) * merit`; the accepted iterate is left in `v_trial` (and the system
+    /// evaluated there). Returns the step length, the number of reductions and the accepted
+    /// iterate's residual inf-norm, or `None` when none was accepted.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn line_search(
         &mut self,
@@ -167,7 +174,7 @@ impl PenaltyPipeline {
         merit: f64,
         decrease: impl Fn(f64) -> f64,
         stats: &mut StepStats,
-    ) -> Option<(f64, usize)> {
+    ) -> Option<(f64, usize, f64)> {
         let (backtrack, max_steps) = (self.spec.newton.backtrack, self.spec.newton.max_line_search_steps);
         let mut alpha = 1.0;
         for reductions in 0..=max_steps {
@@ -180,9 +187,10 @@ impl PenaltyPipeline {
             let trial = std::mem::take(&mut self.v_trial);
             let ok = self.evaluate(model, prob, &trial, false, stats).is_ok();
             self.v_trial = trial;
-            let merit_trial = if ok { self.residual_norms(model, &prob.sys).1 } else { f64::INFINITY };
+            let (inf, merit_trial) =
+                if ok { self.residual_norms(model, &prob.sys) } else { (f64::INFINITY, f64::INFINITY) };
             if merit_trial <= decrease(alpha) * merit {
-                return Some((alpha, reductions));
+                return Some((alpha, reductions, inf));
             }
             alpha *= backtrack;
         }
