@@ -15,6 +15,12 @@
 //!   threshold is resolved within 2 % of μ (measured: slides at 0.173, sticks at 0.176 and above,
 //!   tan θ = 0.1763).
 
+#[path = "support/nodal_scenes.rs"]
+mod nodal_scenes;
+#[path = "support/rng.rs"]
+#[allow(dead_code)]
+mod rng;
+
 use fricsim::energy::volume::enclosed_volume;
 use fricsim::simulation::Simulation;
 use nalgebra::Vector3;
@@ -171,4 +177,73 @@ fn a_closed_shell_holds_its_volume_by_the_penalty() {
     println!("shell volume loss: none {none:.2} %, kv = 1/atm {gas:.3} %, kv = 0.01/atm {stiff:.4} %");
     // "≫": each at least five times the next (measured about 8x and 70x).
     assert!(none > 5.0 * gas && gas > 5.0 * stiff && stiff > 0.0, "{none} {gas} {stiff}");
+}
+
+/// A 40 cm cloth folded in half over a 2 cm bend (16 x 16 quads, edges 2.5 cm, jittered by
+/// 6 µm so no vertex lies exactly above another), its lower half on the floor, dropped so its
+/// upper half falls onto the lower one. Returns the simulation, the upper half's flat vertices
+/// and the lower half's.
+fn folded_drape(self_contact: bool) -> (Simulation, Vec<usize>, Vec<usize>) {
+    let (tris, x) = nodal_scenes::folded_cloth(16, 0.4, 0.02, 1e-4 / 16.0, &mut rng::Rng(5));
+    let dir = std::env::temp_dir().join(format!("fricsim_folded_{}_{self_contact}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut obj = String::new();
+    for p in x.chunks(3) {
+        obj += &format!("v {} {} {}\n", p[0], p[1], p[2]);
+    }
+    for t in &tris {
+        obj += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
+    }
+    std::fs::write(dir.join("folded.obj"), obj).unwrap();
+    let scene = format!(
+        r#"Scene(
+    name: "folded", dt: 0.005, duration: 0.4, frame_rate: 20.0,
+    materials: {{ "cotton": (density: 300.0, youngs_modulus: 1e6, poisson_ratio: 0.3, thickness: 5e-4), "floor": () }},
+    friction: (default: (mu: 0.3), epsilon: 1e-3),
+    bodies: [ Cloth(name: "sheet", material: "cotton", mesh: File(path: "folded.obj"), position: (0.0, 0.0, 0.002),
+                    self_contact: {self_contact}) ],
+    colliders: [ Plane(name: "floor", material: "floor") ],
+    pipeline: Penalty(contact: (delta: 2e-3)),
+)"#
+    );
+    std::fs::write(dir.join("folded.ron"), scene).unwrap();
+    let s = Simulation::from_file(&dir.join("folded.ron"), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let z = |i: usize| x[3 * i + 2];
+    let upper = (0..x.len() / 3).filter(|&i| z(i) > 0.02 - 1e-3).collect();
+    let lower = (0..x.len() / 3).filter(|&i| z(i) < 1e-3).collect();
+    (s, upper, lower)
+}
+
+/// Cloth self-contact in the penalty pipeline: the upper half of a folded cloth falls 2 cm onto
+/// the lower half and rests on it, its lowest vertex above the lower half's highest in every step
+/// (both halves stay flat: the lower one on the floor, so this is the no-crossing test for these
+/// two sheets); without self-contact it falls through to the floor.
+#[test]
+fn a_folded_cloth_lands_on_itself() {
+    let (mut s, upper, lower) = folded_drape(true);
+    let lowest =
+        |s: &Simulation, set: &[usize]| set.iter().map(|&i| s.state.q[3 * i + 2]).fold(f64::INFINITY, f64::min);
+    let highest =
+        |s: &Simulation, set: &[usize]| set.iter().map(|&i| s.state.q[3 * i + 2]).fold(f64::NEG_INFINITY, f64::max);
+    let mut closest = f64::INFINITY;
+    for _ in 0..80 {
+        let st = s.step().expect("finite state");
+        assert!(st.converged, "step {} failed: {:?}", s.state.step, st.failure);
+        let clearance = lowest(&s, &upper) - highest(&s, &lower);
+        assert!(clearance > 0.0, "step {}: the upper half crossed the lower one ({clearance:.2e} m)", s.state.step);
+        closest = closest.min(clearance);
+    }
+    let rest = lowest(&s, &upper) - highest(&s, &lower);
+    println!("self-contact: closest clearance {closest:.2e} m, at rest {rest:.2e} m");
+    // At rest the upper half lies in the lower one's penalty layer (2 mm), not above it.
+    assert!(rest < 2e-3, "the upper half must have landed: {rest} m");
+
+    let (mut s, upper, lower) = folded_drape(false);
+    for _ in 0..80 {
+        assert!(s.step().expect("finite state").converged);
+    }
+    let (through, floor) = (lowest(&s, &upper) - highest(&s, &lower), lowest(&s, &upper));
+    println!("without self-contact: clearance {through:.2e} m, the upper half's lowest vertex at {floor:.2e} m");
+    // It falls through the lower half into the floor's 2 mm layer, where the lower half lies.
+    assert!(through < 0.0 && floor < 2e-3, "without self-contact the upper half falls through: {through} m");
 }

@@ -559,12 +559,12 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
             BodySpec::Solid(b) => b,
             BodySpec::Cloth(cl) => {
                 thin_body(c, s, &p, (&cl.name, &cl.material), None, &cl.kinematic, base_dir);
-                if !nonsmooth && cl.self_contact {
+                if matches!(s.pipeline, PipelineSpec::Smooth(_)) && cl.self_contact {
                     c.push(
                         format!("{p}.self_contact"),
                         Some("true".into()),
-                        "the Penalty and Smooth pipelines have no cloth self-contact (their contacts are between \
-                         different bodies): set `self_contact: false`, or use `pipeline: Nonsmooth(..)`",
+                        "the Smooth pipeline has no cloth self-contact (its contacts are between different \
+                         bodies): set `self_contact: false`, or use `pipeline: Nonsmooth(..)` or `Penalty(..)`",
                     );
                 }
                 cloth_structure(c, &p, cl);

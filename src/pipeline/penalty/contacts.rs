@@ -2,7 +2,8 @@
 //!
 //! Vertex–collider pairs are checked exhaustively (surface nodes × colliders, cheap). Vertex–
 //! triangle pairs between bodies (solids and cloths, both ways, and against mesh colliders,
-//! whose vertices are prescribed nodes) use per-step candidate lists from
+//! whose vertices are prescribed nodes), and within a cloth with `self_contact` (a vertex and
+//! the triangles it shares no node with), use per-step candidate lists from
 //! an R*-tree of triangle boxes inflated by a motion margin; each evaluation picks the closest
 //! candidate triangle per vertex. The end-of-step check re-runs the broad phase at the new
 //! positions, so a vertex that moved beyond its margin is caught (and the step repeated), never
@@ -95,6 +96,39 @@ struct Surface<'m> {
     vertices: Vec<usize>,
     material: usize,
     two_sided: bool,
+    /// A cloth in contact with itself: what each of its vertices may not touch.
+    own: Option<Neighbourhoods>,
+}
+
+/// Per vertex of a cloth (global nodes from `first`), the nodes it shares a triangle with,
+/// itself included: a triangle with any of them is too near in the mesh to be a contact. At
+/// rest the triangles it may touch are then at least an edge away, so a penalty layer thinner
+/// than the edges touches nothing at rest, and a fold is resisted by its bending alone.
+struct Neighbourhoods {
+    first: usize,
+    rings: Vec<Vec<usize>>,
+}
+
+impl Neighbourhoods {
+    fn new(nodes: std::ops::Range<usize>, triangles: &[[usize; 3]]) -> Neighbourhoods {
+        let mut rings: Vec<Vec<usize>> = nodes.clone().map(|i| vec![i]).collect();
+        for t in triangles {
+            for &a in t {
+                rings[a - nodes.start].extend(t.iter().filter(|&&b| b != a));
+            }
+        }
+        for r in &mut rings {
+            r.sort_unstable();
+            r.dedup();
+        }
+        Neighbourhoods { first: nodes.start, rings }
+    }
+
+    /// Whether vertex `i` may touch triangle `t` of the same cloth.
+    fn apart(&self, i: usize, t: &[usize; 3]) -> bool {
+        let ring = &self.rings[i - self.first];
+        !t.iter().any(|n| ring.binary_search(n).is_ok())
+    }
 }
 
 /// The contact surfaces of every solid (boundary), cloth (all of it) and mesh collider. With an
@@ -107,12 +141,14 @@ fn surfaces(model: &Model) -> Vec<Surface<'_>> {
         vertices: s.surface_nodes.clone(),
         material: s.material,
         two_sided: false,
+        own: None,
     });
     let cloths = model.cloths.iter().map(|c| Surface {
         triangles: &c.triangles,
         vertices: c.nodes.clone().collect(),
         material: c.material,
         two_sided: true,
+        own: c.self_contact.then(|| Neighbourhoods::new(c.nodes.clone(), &c.triangles)),
     });
     // A mesh collider is one-sided (outside is where its normals face); its prescribed vertices
     // touch nothing themselves.
@@ -121,6 +157,7 @@ fn surfaces(model: &Model) -> Vec<Surface<'_>> {
         vertices: Vec::new(),
         material: m.material,
         two_sided: false,
+        own: None,
     });
     solids.chain(cloths).chain(meshes).collect()
 }
@@ -155,7 +192,7 @@ impl Detector {
         let vertices = surfaces.iter().map(|s| (s.material, s.vertices.clone())).collect();
         let field = implicit_field(model);
         let implicit = Arc::new(field.map(|f| implicit_candidates(model, &surfaces, q, margin, f)).unwrap_or_default());
-        if surfaces.len() < 2 {
+        if surfaces.len() < 2 && surfaces.iter().all(|s| s.own.is_none()) {
             return Detector { candidates, margin, vertices, implicit };
         }
         let mut boxes = Vec::new();
@@ -181,7 +218,7 @@ impl Detector {
                 let x = node_arr(q, i);
                 let tris: Vec<_> = tree
                     .locate_in_envelope_intersecting(AABB::from_point(x))
-                    .filter(|g| g.data.1 != b)
+                    .filter(|g| g.data.1 != b || s.own.as_ref().is_some_and(|o| o.apart(i, &g.data.0)))
                     .map(|g| {
                         let other = &surfaces[g.data.1];
                         let triangle = if other.two_sided { facing(q, x, g.data.0) } else { g.data.0 };
