@@ -243,7 +243,7 @@ fn set_path_that_does_not_exist() {
             "--set friction.pairs[0].muu=0.3",
             "no field `muu`",
             "did you mean `mu`",
-            "between, cohesion, compliance, mu, mu_b, mu_s, mu_t, mu_v, v_s",
+            "between, cohesion, compliance, mu, mu_b, mu_s, mu_t, mu_tau, mu_v, v_s",
         ],
     );
     assert!(!err.contains("panicked"));

@@ -520,8 +520,10 @@ fn penalty_cloth_and_shell_mistakes_are_named() {
         text.replace("    ],\n    colliders", &format!("        {cloth},\n    ],\n    colliders"))
     };
     let grid = r#"Cloth(name: "sheet", material: "felt", mesh: Grid(size: (0.2, 0.2), cells: (4, 4)), position: (0.0, 0.0, 0.2)"#;
-    let e = err(&with_cloth(&format!("{grid})")));
-    assert_has(&e, &["bodies[1].self_contact", "no cloth self-contact", "self_contact: false"]);
+    parse(&with_cloth(&format!("{grid})"))).expect("a penalty cloth with self-contact (the default)");
+    let smooth = with_cloth(&format!("{grid})"))
+        .replace("pipeline: Penalty(newton: (max_iterations: 20))", "pipeline: Smooth(field: (radius: 0.02))");
+    assert_has(&err(&smooth), &["bodies[1].self_contact", "no cloth self-contact", "self_contact: false"]);
     parse(&with_cloth(&format!("{grid}, self_contact: false)"))).expect("a penalty cloth without self-contact");
     let e = err(&with_cloth(&format!(
         "{grid}, self_contact: false, volume: (compressibility_per_atm: 1.0, region: Cavity))"

@@ -125,7 +125,7 @@ fn missing_paths_name_the_missing_segment() {
     let m = err(&["friction.pairs[0].muu=0.2"]);
     assert_eq!(
         m,
-        "--set friction.pairs[0].muu=0.2: no field `muu` in `friction.pairs[0]` (did you mean `mu`?); fields: between, cohesion, compliance, mu, mu_b, mu_s, mu_t, mu_v, v_s"
+        "--set friction.pairs[0].muu=0.2: no field `muu` in `friction.pairs[0]` (did you mean `mu`?); fields: between, cohesion, compliance, mu, mu_b, mu_s, mu_t, mu_tau, mu_v, v_s"
     );
     let m = err(&["bodies[1].mesh.size=(1.0, 1.0, 1.0)"]);
     assert!(
