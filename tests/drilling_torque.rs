@@ -295,3 +295,31 @@ fn bad_drilling_torque_is_refused() {
     // NaN is caught before any of these.
     assert!(scene_error(&scene("mu: 0.5, mu_tau: NaN", ball, "Nonsmooth()")).contains("mu_tau"));
 }
+
+/// The shipped scene: four spheres in one problem, three with drilling torque and one without
+/// (a step mixes both kinds of contact). Each stops where it does alone: the times of the tests
+/// above, to the step (1 ms) at the same 2 % gate, and the sphere without `mu_tau` spins on.
+/// Stopped here means below 1e-4 rad/s: the problem's relative tolerance (1e-9) is now measured
+/// against the plain sphere's 20 rad/s too, which leaves the others' spins at up to ~3e-6 rad/s
+/// (measured 2.5e-6), while one step takes 0.04–0.1 rad/s off a turning sphere.
+#[test]
+fn the_shipped_drilling_scene_mixes_contacts_with_and_without_torque() {
+    let mut s = scene_run::scene_file("drilling_spheres.ron", &[]);
+    let mut stopped: [Option<f64>; 4] = [None; 4];
+    for _ in 0..1000 {
+        let st = s.step().expect("finite state");
+        assert!(st.converged, "step {} failed: {:?}", s.state.step, st.failure);
+        for (k, b) in s.state.rigid.iter().enumerate() {
+            if stopped[k].is_none() && b.angular_velocity.z.abs() <= 1e-4 {
+                stopped[k] = Some(s.state.time);
+            }
+        }
+    }
+    let plain = s.state.rigid[0].angular_velocity.z;
+    println!("stops: {stopped:?}, the plain sphere at {plain} rad/s");
+    assert!(stopped[0].is_none() && (plain - 20.0).abs() <= 1e-9 * 20.0, "without mu_tau: {plain}");
+    for (k, exact) in [(1, 0.50968), (2, 0.20387), (3, 0.22560)] {
+        let t = stopped[k].unwrap_or_else(|| panic!("sphere {k} never stopped"));
+        assert!((t - exact).abs() <= 0.02 * exact, "sphere {k}: {t} s against {exact} s");
+    }
+}

@@ -33,8 +33,11 @@ pub fn solve_with(
     let scales: Vec<[f64; 4]> = (0..p.nc()).map(|c| p.scale(c)).collect();
     let mut rho: Vec<f64> = (0..p.nc())
         .map(|c| {
+            // A contact without torque keeps r_τ at zero: its spin row must not set its r-factor
+            // (1/I against 1/m would slow its force rows a thousandfold).
             let (d, s) = (&p.diag[c], &scales[c]);
-            let m = (0..4).map(|i| s[i] * s[i] * d[5 * i]).fold(0.0, f64::max);
+            let rows = if p.drills(c) { 4 } else { 3 };
+            let m = (0..rows).map(|i| s[i] * s[i] * d[5 * i]).fold(0.0, f64::max);
             if m > 0.0 { prm.rho_scale / m } else { 1.0 }
         })
         .collect();
