@@ -260,25 +260,6 @@ impl Levels {
             Level::Stage(k) => &self.stages[k],
         }
     }
-
-    /// The velocity at time `t` extrapolated linearly through the two latest known levels (the
-    /// latest alone when there is one): a first guess for a stage that ends at `t`, exact while
-    /// the accelerations are constant (a body sliding or falling).
-    pub fn extrapolated_velocity(&self, t: f64) -> Vec<f64> {
-        let latest = self.stages.last().unwrap_or(&self.start);
-        let before = match self.stages.len() {
-            0 => self.previous.as_ref(),
-            1 => Some(&self.start),
-            k => Some(&self.stages[k - 2]),
-        };
-        match before.filter(|b| latest.t > b.t) {
-            Some(b) => {
-                let w = (t - latest.t) / (latest.t - b.t);
-                latest.v.iter().zip(&b.v).map(|(l, b)| l + w * (l - b)).collect()
-            }
-            None => latest.v.clone(),
-        }
-    }
 }
 
 impl StageCoefficients {
