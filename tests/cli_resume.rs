@@ -112,6 +112,12 @@ fn nonsmooth_rods_resume_bit_for_bit() {
 }
 
 #[test]
+fn nonsmooth_rods_with_dynamic_twist_resume_bit_for_bit() {
+    // The edge angles and their rates are state: a resume that lost them would restart the twist.
+    straight_and_resumed("scenes/twisted_rod.ron", &[], 10);
+}
+
+#[test]
 fn nonsmooth_reduced_body_resumes_bit_for_bit() {
     straight_and_resumed("scenes/chairs.ron", &[], 10);
 }

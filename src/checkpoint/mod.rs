@@ -19,7 +19,8 @@ use crate::output::frames::FramesSaved;
 use serde::{Deserialize, Serialize};
 
 /// Written into every checkpoint; a checkpoint of another format version is refused.
-pub const FORMAT_VERSION: u32 = 1;
+/// 2: rods keep their edge angles and rates (dynamic twist).
+pub const FORMAT_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {

@@ -1,8 +1,9 @@
 //! The [`State`] in a checkpoint: every field a step reads. A rigid body keeps its pose and
 //! velocities (shape and mass come back with the model); a rod keeps its reference frames and
-//! twists, which are transported from step to step and so depend on the whole history.
+//! twists, which are transported from step to step and so depend on the whole history, and its
+//! edge angles and their rates.
 
-use crate::energy::rod::{EdgeFrame, RodFrames};
+use crate::energy::rod::{EdgeFrame, RodFrames, TwistState};
 use crate::model::{State, StepHistory};
 use nalgebra::Vector3;
 use serde::{Deserialize, Serialize};
@@ -20,6 +21,8 @@ pub struct SavedState {
     pub reduced: Vec<Vec<f64>>,
     /// Per rod: per edge (tangent, director), and the reference twists.
     pub rod_frames: Vec<(Vec<[f64; 6]>, Vec<f64>)>,
+    /// Per rod: edge angles and their rates.
+    pub rod_twist: Vec<(Vec<f64>, Vec<f64>)>,
     /// BDF2's previous step start: q, v, h.
     pub history: Option<(Vec<f64>, Vec<f64>, f64)>,
 }
@@ -51,6 +54,7 @@ impl SavedState {
             rigid,
             reduced: s.reduced.iter().map(|r| r.to_flat()).collect(),
             rod_frames,
+            rod_twist: s.rod_twist.iter().map(|t| (t.angle.clone(), t.rate.clone())).collect(),
             history: s.history.as_ref().map(|h| (h.q.clone(), h.v.clone(), h.h)),
         }
     }
@@ -76,6 +80,14 @@ impl SavedState {
                 return Err(mismatch("rod edges", saved.0.len(), scene.edges.len()));
             }
         }
+        if self.rod_twist.len() != s.rod_twist.len() {
+            return Err(mismatch("rod twists", self.rod_twist.len(), s.rod_twist.len()));
+        }
+        for (saved, scene) in self.rod_twist.iter().zip(&s.rod_twist) {
+            if saved.0.len() != scene.angle.len() || saved.1.len() != scene.rate.len() {
+                return Err(mismatch("rod edge angles", saved.0.len(), scene.angle.len()));
+            }
+        }
         if let Some((q, v, _)) = &self.history
             && (q.len() != s.q.len() || v.len() != s.v.len())
         {
@@ -98,6 +110,9 @@ impl SavedState {
                 edges: edges.iter().map(|e| EdgeFrame { tangent: v3(&e[0..3]), director: v3(&e[3..6]) }).collect(),
                 reference_twist: twist,
             };
+        }
+        for (t, (angle, rate)) in s.rod_twist.iter_mut().zip(self.rod_twist) {
+            *t = TwistState { angle, rate };
         }
         s.time = self.time;
         s.step = self.step;

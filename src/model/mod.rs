@@ -199,7 +199,7 @@ pub struct RodPiece {
     pub len: usize,
 }
 
-/// A body made of discrete elastic rods (quasistatic twist: edge angles are not unknowns).
+/// A body made of discrete elastic rods.
 #[derive(Debug, Clone)]
 pub struct RodBundle {
     pub name: String,
@@ -212,6 +212,9 @@ pub struct RodBundle {
     pub attached: Option<Attachment>,
     /// Rayleigh damping (α in 1/s, β in s) of the material (`Nonsmooth` only).
     pub rayleigh: (f64, f64),
+    pub twist: crate::scene::schema::TwistSpec,
+    /// Rotational inertia of the section about the centerline per length, ρ π r⁴/2 (kg m).
+    pub twist_inertia: f64,
 }
 
 /// The first node of every rod of a bundle rides on a dynamic rigid body: its velocity is the
@@ -506,6 +509,9 @@ pub struct State {
     /// Reference frames of every rod (bundles in order, rods in order), time-parallel
     /// transported each step.
     pub rod_frames: Vec<crate::energy::rod::RodFrames>,
+    /// Edge angles of every rod (same order), and their rates under dynamic twist (zero under
+    /// quasistatic twist, whose angles are those its last step used).
+    pub rod_twist: Vec<crate::energy::rod::TwistState>,
     /// The start of the previous step, for multistep integrators (BDF2); `None` at the start of
     /// a run and after a step of another size.
     pub history: Option<StepHistory>,

@@ -190,20 +190,23 @@ impl FrameWriter {
                 write_ply(&self.out_dir.join(&rel), &pts, tris, &[])?;
             }
         }
+        let mut first_rod = 0;
         for (b, lines) in model.rod_bundles.iter().zip(&self.rod_segments) {
             if model.output.vtk {
                 let pts: Vec<[f64; 3]> = b.nodes.clone().map(|i| node(&state.q, i).into()).collect();
                 let fields = NodalFields::new(b.nodes.clone(), state, normal_force, friction_force);
+                let twist = RodTwistFields::new(b, first_rod, state);
                 let snap = UnstructuredSnapshot {
                     points: &pts,
                     cells: Cells::Line(lines),
                     point_vectors: fields.vectors(),
                     point_scalars: vec![],
-                    cell_scalars: vec![],
-                    cell_vectors: vec![],
+                    cell_scalars: vec![("twist_angle", &twist.angle), ("twist_rate", &twist.rate)],
+                    cell_vectors: vec![("material_director", &twist.director)],
                 };
                 files.push(self.write_series(&b.name, frame, &snap)?);
             }
+            first_rod += b.rods.len();
         }
         for (r, body) in model.rigids.iter().zip(&state.rigid) {
             let (local, tris) = &r.surface;
@@ -385,4 +388,29 @@ pub struct FramesSaved {
     pvd: Vec<super::pvd::PvdEntry>,
     series: Vec<(String, Vec<super::pvd::PvdEntry>)>,
     collider_files: Vec<Option<String>>,
+}
+
+/// Per rod segment of a bundle: its edge angle θ (rad), its rate (rad/s) and the material
+/// director m1 (the reference frame transported to the segment's current tangent, turned by θ):
+/// glyphs of m1 show the twist in ParaView.
+struct RodTwistFields {
+    angle: Vec<f64>,
+    rate: Vec<f64>,
+    director: Vec<[f64; 3]>,
+}
+
+impl RodTwistFields {
+    fn new(b: &crate::model::RodBundle, first_rod: usize, state: &State) -> RodTwistFields {
+        let mut f = RodTwistFields { angle: Vec::new(), rate: Vec::new(), director: Vec::new() };
+        for (k, piece) in b.rods.iter().enumerate() {
+            let (frames, twist) = (&state.rod_frames[first_rod + k], &state.rod_twist[first_rod + k]);
+            for j in 0..piece.len - 1 {
+                let t = (node(&state.q, piece.first + j + 1) - node(&state.q, piece.first + j)).normalize();
+                f.director.push(frames.edges[j].transported(&t).material(twist.angle[j]).0.into());
+            }
+            f.angle.extend_from_slice(&twist.angle);
+            f.rate.extend_from_slice(&twist.rate);
+        }
+        f
+    }
 }

@@ -445,6 +445,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         kappa,
         rigid: rigid_state,
         reduced: reduced_state,
+        rod_twist: rod_frames.iter().map(|f| crate::energy::rod::TwistState::at_rest(f.edges.len())).collect(),
         rod_frames,
         history: None,
     };

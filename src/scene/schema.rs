@@ -340,7 +340,7 @@ pub enum ClothMeshSpec {
     },
 }
 
-/// Rods: polylines with the Discrete Elastic Rods model (stretch, bending, quasistatic twist).
+/// Rods: polylines with the Discrete Elastic Rods model (stretch, bending, twist).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RodsSpec {
@@ -374,6 +374,24 @@ pub struct RodsSpec {
     /// Contacts between the rods of this body (and of a rod with itself).
     #[serde(default = "yes")]
     pub self_contact: bool,
+    /// How the material frames turn about the centerline: `Quasistatic` (the edge angles
+    /// minimize the twist energy at every step) or `Dynamic` (they are unknowns with the
+    /// section's rotational inertia ρ J per length, J = π r⁴/2).
+    #[serde(default)]
+    pub twist: TwistSpec,
+}
+
+/// The twist model of a rod body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum TwistSpec {
+    /// The edge angles are set to the twist energy's minimizer each step (004's hair; no
+    /// inertia), the root's angle held.
+    #[default]
+    Quasistatic,
+    /// The edge angles are unknowns with inertia, damped by the material's Rayleigh damping,
+    /// advanced after the positions of each step. A root that is scripted or attached holds its
+    /// edge's angle and turns it with the rotation of what holds it.
+    Dynamic,
 }
 
 /// Where rod polylines come from (world coordinates).

@@ -1,7 +1,7 @@
 //! Cloth and rod bodies of a scene: geometry, elements, lumped masses and initial frames.
 
 use super::build::{motion, rotation_from_degrees};
-use super::schema::{ClothMeshSpec, ClothSpec, CurvesSpec, KinematicSpec, RodsSpec};
+use super::schema::{ClothMeshSpec, ClothSpec, CurvesSpec, KinematicSpec, RodsSpec, TwistSpec};
 use super::{LoadedScene, SceneError, error_at};
 use crate::energy::bending::{HingeElement, hinge_stiffness};
 use crate::energy::membrane::{MembraneElement, MembraneMaterial};
@@ -213,6 +213,17 @@ pub fn rods(
         None => (spec.fixed_roots.then(|| motion(&spec.root_motion)), None),
         Some(name) => match super::regions::attachment(loaded, &format!("{field}.attach_to"), name)? {
             super::regions::Attach::Scripted(m) => (Some(m), None),
+            super::regions::Attach::Rides(_) if spec.twist == TwistSpec::Dynamic => {
+                return Err(error_at(
+                    &loaded.path,
+                    &format!("{field}.twist"),
+                    format!(
+                        "`Dynamic` twist is not available for roots riding on the dynamic body `{name}`: the twist \
+                         torque at the roots would not act on the body; use `Quasistatic` (whose roots carry no \
+                         twist torque), or a scripted body"
+                    ),
+                ));
+            }
             super::regions::Attach::Rides(body) => (None, Some(Attachment { body, offsets: Vec::new() })),
         },
     };
@@ -230,6 +241,8 @@ pub fn rods(
         self_contact: spec.self_contact,
         attached,
         rayleigh: loaded.scene.materials[&spec.material].damping.map(|d| (d.alpha, d.beta)).unwrap_or((0.0, 0.0)),
+        twist: spec.twist,
+        twist_inertia: density * std::f64::consts::PI * radius.powi(4) / 2.0,
     })
 }
 

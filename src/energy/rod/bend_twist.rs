@@ -193,6 +193,31 @@ impl BendTwistElement {
 }
 
 impl BendTwistElement {
+    /// Energy, gradient and exact Hessian with respect to the two edge angles only, the
+    /// positions held: second-order AD in 2 variables, a small fraction of the full Hessian's
+    /// cost. Dynamic twist's Newton uses it (`super::dynamic`): the Gauss–Newton θθ block
+    /// also counts the turning of the curvature vector, which a round section's bending energy
+    /// does not see, and on a bent rod that slows Newton to a crawl.
+    pub fn angle_derivatives(
+        &self,
+        s: &RodStiffness,
+        x: &[Vector3<f64>; 3],
+        theta: &[f64; 2],
+        frames: &[EdgeFrame; 2],
+        m_ref_prev: f64,
+    ) -> (f64, SVector<f64, 2>, SMatrix<f64, 2, 2>) {
+        let z0 = reduce(&pack(x, theta));
+        hessian(
+            |v: SVector<Dual2SVec64<2>, 2>| {
+                let z: [Dual2SVec64<2>; 8] =
+                    std::array::from_fn(|k| if k < 6 { Dual2SVec64::from(z0[k]) } else { v[k - 6] });
+                let (b, t) = self.energy_parts_reduced(s, &z, (frames, m_ref_prev));
+                b + t
+            },
+            &SVector::from([theta[0], theta[1]]),
+        )
+    }
+
     /// The 5 strains r = (ω^0 − ω̄^0, ω^1 − ω̄^1, m − m̄) (generic scalar).
     pub fn strains_generic<T: Scalar>(&self, q: &[T; 11], fd: FrameData) -> [T; 5] {
         self.strains_reduced(&reduce(q), fd)

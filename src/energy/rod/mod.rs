@@ -17,7 +17,9 @@
 //!   (a general symmetric 2×2 B is accepted for elliptic sections), β = G π r⁴/2, and m_ref,i the
 //!   reference twist. (Bergou 2008 writes 1/(2 l̄_i) with l̄_i = |ē_{i−1}| + |ē_i| = 2 ℓ_i: the
 //!   same energy.)
-//! - [`quasistatic`]: the edge angles eliminated by minimizing the twist energy per rod.
+//! - [`quasistatic`]: the edge angles eliminated by minimizing the twist energy per rod;
+//!   [`dynamic`]: the edge angles as unknowns with their rotational inertia, a staggered
+//!   backward-Euler step after the positions'.
 //!
 //! Reference frames ([`frames`]) are updated by *time-parallel transport*: the director u_j of the
 //! previous step is rotated by the minimal rotation taking the previous tangent to the new one.
@@ -45,11 +47,13 @@
 //! ([`RodDofs::bend_twist_dofs`] maps it to global indices); stretch: `[x_j, x_{j+1}]` (6).
 
 pub mod bend_twist;
+pub mod dynamic;
 pub mod frames;
 pub mod quasistatic;
 pub mod stretch;
 
 pub use bend_twist::BendTwistElement;
+pub use dynamic::{TwistReport, TwistState, TwistStep};
 pub use frames::{EdgeFrame, RodFrames};
 pub use quasistatic::{TwistBoundary, quasistatic_twist};
 pub use stretch::StretchElement;

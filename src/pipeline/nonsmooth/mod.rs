@@ -27,6 +27,7 @@ pub mod joints;
 pub mod nodal;
 mod nodal_elastic;
 mod reduced_nodes;
+mod rod_twist;
 pub mod warm;
 
 use super::{ContactPoint, Pipeline, StepError, StepStats};

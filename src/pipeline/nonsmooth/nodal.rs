@@ -53,7 +53,6 @@ use crate::dfcp::global_reduction::Reduced;
 use crate::dfcp::problem::{Csc, GlobalProblem};
 use crate::dfcp::residual::global_error;
 use crate::dfcp::solver::SolverOptions;
-use crate::energy::rod::{TwistBoundary, quasistatic_twist};
 use crate::friction::cone::Cone;
 use crate::friction::matchstick::MatchstickPair;
 use crate::model::{Model, State, node};
@@ -226,6 +225,8 @@ pub struct NodalStep {
     dof_mass: admm::DofMass,
     /// The reduced bodies' elastic energy at the last assembly.
     reduced_energy: f64,
+    /// The rods' edge angles: quasistatic or dynamic (`rod_twist`).
+    twist: super::rod_twist::RodTwist,
 }
 
 impl NodalStep {
@@ -329,6 +330,7 @@ impl NodalStep {
         };
         Ok(NodalStep {
             reduced_energy: 0.0,
+            twist: super::rod_twist::RodTwist::new(model),
             split: None,
             dof_mass: admm::DofMass(dof_mass.into()),
             aniso: model.friction.any_anisotropy(),
@@ -637,19 +639,8 @@ impl NodalStep {
         let mut v = state.v.clone();
         // Scripted nodes move with their mean velocity over the step, so they land on their path.
         model.set_kinematic_velocities(&x0, t, h, &mut v);
-        // Rod frames follow the start positions; the twist is minimized out for them.
-        let mut theta = Vec::new();
-        let mut k = 0;
-        for b in &model.rod_bundles {
-            for piece in &b.rods {
-                let xs: Vec<Vector3<f64>> = (piece.first..piece.first + piece.len).map(|i| node(&x0, i)).collect();
-                state.rod_frames[k].update(&xs);
-                theta.push(
-                    quasistatic_twist(&piece.rod, &state.rod_frames[k], TwistBoundary::FreeTip { root_angle: 0.0 }).0,
-                );
-                k += 1;
-            }
-        }
+        // Rod frames follow the start positions; the edge angles the step sees.
+        let theta = self.twist.begin_step(model, state, &x0);
         // Rigid bodies: predicted (scripted: prescribed) velocities, as in the rigid pipeline.
         super::predict_rigid(model, &mut state.rigid, t, h);
         self.rigid_pred.clear();
@@ -943,6 +934,7 @@ impl NodalStep {
         }
         self.roots.finish_step(&state.rigid, &mut state.q, &mut state.v);
         self.roots.reduced.finish_step(model, &mut state.reduced, h, (&mut state.q, &mut state.v));
+        self.twist.finish_step(model, state, theta, t, h, &mut stats);
         stats
     }
 
