@@ -572,3 +572,21 @@ fn mesh_collider_needs_an_existing_file_a_positive_scale_and_no_rigid_body_in_no
         .unwrap();
     load_scene(&dir.path().join("scene.ron"), &[]).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// A gravity that moves a free body more than ten times the scene's extent in one step is the
+/// typo it looks like (2.1e9 m/s², or mm/s² entered as m/s²): refused at build time, naming the
+/// field, before any solver runs. At ten times the extent less 1 % it is accepted.
+#[test]
+fn a_gravity_crossing_the_scene_in_one_step_is_refused() {
+    // The cube spans 0.06 ± 0.05 m: extent √3 · 0.1 = 0.173 m; dt 1e-3 s.
+    let extent = 3f64.sqrt() * 0.1;
+    let refused = 10.0 * extent / 1e-6 * 1.01;
+    let text = edit("gravity: (0.0, 0.0, -9.81),", &format!("gravity: (0.0, 0.0, -{refused:e}),"));
+    let loaded = parse_scene_str(&text, "scene.ron", Path::new("."), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let e = fricsim::scene::build::build(&loaded).expect_err("2 km per step accepted").to_string();
+    assert_has(&e, &["scene.ron: gravity:", "in one step", "m/s²"]);
+    let accepted = 10.0 * extent / 1e-6 * 0.99;
+    let text = edit("gravity: (0.0, 0.0, -9.81),", &format!("gravity: (0.0, 0.0, -{accepted:e}),"));
+    let loaded = parse_scene_str(&text, "scene.ron", Path::new("."), &[]).unwrap_or_else(|e| panic!("{e}"));
+    fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -264,6 +264,53 @@ impl NewtonSolver {
     }
 }
 
+/// Exact solves with `A + Σ u wᵀ` for many right-hand sides (a Delassus operator's columns):
+/// one sparse LU of `A`, the columns of a block solved together by its triangular solves, each
+/// corrected for the low-rank terms. No GMRES; the Newton solver's cached preconditioner is left
+/// as it was.
+pub struct ColumnSolver<'a> {
+    factor: Factor,
+    woodbury: Option<Woodbury>,
+    low_rank: &'a [(Vec<f64>, Vec<f64>)],
+    n: usize,
+}
+
+impl NewtonSolver {
+    /// A [`ColumnSolver`] for `a` and its low-rank terms (one factorization).
+    pub fn column_solver<'a>(
+        &mut self,
+        a: &SparseMatrix,
+        low_rank: &'a [(Vec<f64>, Vec<f64>)],
+    ) -> Result<ColumnSolver<'a>, LinearSolveError> {
+        if self.generation != Some(a.generation()) {
+            self.reset_for(a);
+        }
+        let factor = self.factor_lu(a)?;
+        let woodbury = if low_rank.is_empty() {
+            None
+        } else {
+            Some(Woodbury::new(&factor, low_rank).ok_or(LinearSolveError::NonFinite)?)
+        };
+        Ok(ColumnSolver { factor, woodbury, low_rank, n: a.pattern.n })
+    }
+}
+
+impl ColumnSolver<'_> {
+    /// Overwrite the columns of `b` (column-major, `n` rows) with their solutions.
+    pub fn solve(&self, b: &mut [f64]) -> Result<(), LinearSolveError> {
+        if self.n == 0 {
+            return Ok(());
+        }
+        let n = self.n;
+        let Factor::Lu(lu) = &self.factor else { unreachable!("column_solver factors an LU") };
+        lu.solve_in_place_with_conj(Conj::No, MatMut::from_column_major_slice_mut(b, self.n, b.len() / n));
+        if let Some(wb) = &self.woodbury {
+            b.chunks_mut(n).for_each(|x| wb.apply(self.low_rank, x));
+        }
+        if b.iter().all(|v| v.is_finite()) { Ok(()) } else { Err(LinearSolveError::NonFinite) }
+    }
+}
+
 /// The Sherman–Morrison–Woodbury correction that turns a solve with `A` into one with
 /// `A + U Wᵀ`: `(A + U Wᵀ)⁻¹ b = z − Y (I + Wᵀ Y)⁻¹ Wᵀ z` with `z = A⁻¹ b` and `Y = A⁻¹ U`,
 /// prepared once per factor (one extra solve per term) and then applied at the cost of a few dot

@@ -449,7 +449,44 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         rod_frames,
         history: None,
     };
+    step_resolves_gravity(loaded, &model, &state)?;
     Ok((model, state))
+}
+
+/// A gravity that moves a free body |g| dt² per step, more than ten times the extent of all the
+/// scene's bodies, leaves nothing a contact could resolve: every body crosses the scene within a
+/// step (2.1e9 m/s² at dt = 1 ms moves 2 km per step). Refused as the typo it is, before the
+/// solvers spend minutes on it. Ten: a decade above crossing the whole scene in one step.
+fn step_resolves_gravity(loaded: &LoadedScene, model: &Model, state: &State) -> Result<(), SceneError> {
+    let mut lo = Vector3::repeat(f64::INFINITY);
+    let mut hi = Vector3::repeat(f64::NEG_INFINITY);
+    let mut add = |p: Vector3<f64>| {
+        lo = lo.inf(&p);
+        hi = hi.sup(&p);
+    };
+    (0..model.node_count()).for_each(|i| add(crate::model::node(&state.q, i)));
+    for (r, body) in model.rigids.iter().zip(&state.rigid) {
+        r.surface.0.iter().for_each(|p| add(body.world_point(p)));
+    }
+    if lo.x > hi.x {
+        return Ok(());
+    }
+    let extent = (hi - lo).norm();
+    let fall = model.gravity.norm() * model.dt * model.dt;
+    if fall > 10.0 * extent {
+        let g = model.gravity;
+        return Err(error_at(
+            &loaded.path,
+            "gravity",
+            format!(
+                "gravity ({}, {}, {}) m/s² moves a free body |g| dt² = {fall:.3e} m in one step of {} s, more than ten \
+                 times the extent of the scene's bodies ({extent:.3e} m): no contact could be resolved (SI units: \
+                 m/s²; Earth's is 9.81)",
+                g.x, g.y, g.z, model.dt
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn bbox(mesh: &TetMesh) -> ([f64; 3], [f64; 3]) {

@@ -66,6 +66,17 @@ impl SmoothContact {
     pub fn velocity(&self, v: &[f64]) -> Vector3<f64> {
         self.nodes.iter().zip(&self.blocks).fold(self.bias, |u, (&i, b)| u + b * node(v, i))
     }
+
+    /// The generalized impulse (length `len`) of a unit impulse on row `row` (normal, t, b).
+    pub fn row_impulse(&self, row: usize, len: usize) -> Vec<f64> {
+        let mut f = vec![0.0; len];
+        for (&i, b) in self.nodes.iter().zip(&self.blocks) {
+            for d in 0..3 {
+                f[3 * i + d] += b[(row, d)];
+            }
+        }
+        f
+    }
 }
 
 /// The MLS fields of the solids' boundaries, rebuilt at the start of every step, and of the
