@@ -180,9 +180,30 @@ pub struct Cloth {
     /// positions `x` the triangle carries `F s = c1 (x1 − x0) + c2 (x2 − x0)` (`F` its
     /// deformation gradient). `(0, 0)` for a triangle the structure is normal to.
     pub structure: Vec<[f64; 2]>,
+    /// Per node (from `nodes.start`): itself and the nodes it shares a triangle with, sorted;
+    /// built on first use (`one_rings`).
+    pub rings: std::sync::OnceLock<Vec<Vec<usize>>>,
 }
 
 impl Cloth {
+    /// Per node (from `nodes.start`), itself and its neighbours in the triangles, sorted: what a
+    /// vertex in contact with its own cloth may not touch. Built once per model.
+    pub fn one_rings(&self) -> &[Vec<usize>] {
+        self.rings.get_or_init(|| {
+            let mut rings: Vec<Vec<usize>> = self.nodes.clone().map(|i| vec![i]).collect();
+            for t in &self.triangles {
+                for &a in t {
+                    rings[a - self.nodes.start].extend(t.iter().filter(|&&b| b != a));
+                }
+            }
+            for r in &mut rings {
+                r.sort_unstable();
+                r.dedup();
+            }
+            rings
+        })
+    }
+
     /// The structure direction `F s` of triangle `k` at positions `x` (not normalized; zero
     /// when the cloth or the triangle has none).
     pub fn triangle_structure(&self, k: usize, x: &[f64]) -> Vector3<f64> {

@@ -134,6 +134,7 @@ pub fn cloth(
         rayleigh: mat.damping.map(|d| (d.alpha, d.beta)).unwrap_or((0.0, 0.0)),
         volume,
         structure,
+        rings: std::sync::OnceLock::new(),
     })
 }
 

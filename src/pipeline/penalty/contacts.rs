@@ -97,31 +97,21 @@ struct Surface<'m> {
     material: usize,
     two_sided: bool,
     /// A cloth in contact with itself: what each of its vertices may not touch.
-    own: Option<Neighbourhoods>,
+    own: Option<Neighbourhoods<'m>>,
 }
 
 /// Per vertex of a cloth (global nodes from `first`), the nodes it shares a triangle with,
 /// itself included: a triangle with any of them is too near in the mesh to be a contact. At
 /// rest the triangles it may touch are then at least an edge away, so a penalty layer thinner
 /// than the edges touches nothing at rest, and a fold is resisted by its bending alone.
-struct Neighbourhoods {
+struct Neighbourhoods<'m> {
     first: usize,
-    rings: Vec<Vec<usize>>,
+    rings: &'m [Vec<usize>],
 }
 
-impl Neighbourhoods {
-    fn new(nodes: std::ops::Range<usize>, triangles: &[[usize; 3]]) -> Neighbourhoods {
-        let mut rings: Vec<Vec<usize>> = nodes.clone().map(|i| vec![i]).collect();
-        for t in triangles {
-            for &a in t {
-                rings[a - nodes.start].extend(t.iter().filter(|&&b| b != a));
-            }
-        }
-        for r in &mut rings {
-            r.sort_unstable();
-            r.dedup();
-        }
-        Neighbourhoods { first: nodes.start, rings }
+impl<'m> Neighbourhoods<'m> {
+    fn of(cloth: &'m crate::model::Cloth) -> Neighbourhoods<'m> {
+        Neighbourhoods { first: cloth.nodes.start, rings: cloth.one_rings() }
     }
 
     /// Whether vertex `i` may touch triangle `t` of the same cloth.
@@ -148,7 +138,7 @@ fn surfaces(model: &Model) -> Vec<Surface<'_>> {
         vertices: c.nodes.clone().collect(),
         material: c.material,
         two_sided: true,
-        own: c.self_contact.then(|| Neighbourhoods::new(c.nodes.clone(), &c.triangles)),
+        own: c.self_contact.then(|| Neighbourhoods::of(c)),
     });
     // A mesh collider is one-sided (outside is where its normals face); its prescribed vertices
     // touch nothing themselves.
