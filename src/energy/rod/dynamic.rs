@@ -281,6 +281,12 @@ mod tests {
     use super::*;
     use crate::energy::rod::RodStiffness;
 
+    /// An undamped step of a rod without held edges, inertia 1e-9 per edge, h = 1 ms.
+    fn free_step<'a>(rod: &'a Rod, frames: &'a RodFrames, x: &'a [Vector3<f64>]) -> TwistStep<'a> {
+        const INERTIA: [f64; 5] = [1e-9; 5];
+        TwistStep { rod, frames, x, inertia: &INERTIA, held: &[], h: 1e-3, rayleigh: (0.0, 0.0) }
+    }
+
     #[test]
     fn tridiagonal_solve_matches_the_dense_product() {
         let diag = [4.0, 5.0, 3.0, 6.0];
@@ -314,16 +320,7 @@ mod tests {
         let stiff = RodStiffness::elliptic(1e6, 4e5, 0.002, 0.001);
         let (rod, frames) = Rod::from_rest_polyline(&rest, stiff);
         let x: Vec<Vector3<f64>> = rest.iter().map(|p| p + Vector3::new(0.0, 0.01 * p.x * p.x, -0.02 * p.x)).collect();
-        let inertia = vec![1e-9; 5];
-        let step = TwistStep {
-            rod: &rod,
-            frames: &frames,
-            x: &x,
-            inertia: &inertia,
-            held: &[],
-            h: 1e-3,
-            rayleigh: (0.0, 0.0),
-        };
+        let step = free_step(&rod, &frames, &x);
         let theta = [0.1, -0.2, 0.3, 0.05, -0.1];
         let mut d = Derivatives { energy: 0.0, grad: vec![0.0; 5], diag: vec![0.0; 5], off: vec![0.0; 4] };
         step.derivatives(&theta, &mut d);
@@ -345,20 +342,11 @@ mod tests {
     /// is exact and PSD: checked against central differences of the assembled gradient (linear
     /// in θ, so the differences are exact up to round-off).
     #[test]
-    fn round_straight_rod_angle_hessian_is_exact() {
+    fn round_rod_angle_hessian_is_exact() {
         let rest: Vec<Vector3<f64>> = (0..6).map(|k| Vector3::new(0.1 * k as f64, 0.0, 0.0)).collect();
         let (rod, frames) = Rod::from_rest_polyline(&rest, RodStiffness::circular(1e6, 4e5, 0.002));
         let x: Vec<Vector3<f64>> = rest.iter().map(|p| p + Vector3::new(0.0, 0.05 * p.x * p.x, -0.02 * p.x)).collect();
-        let inertia = vec![1e-9; 5];
-        let step = TwistStep {
-            rod: &rod,
-            frames: &frames,
-            x: &x,
-            inertia: &inertia,
-            held: &[],
-            h: 1e-3,
-            rayleigh: (0.0, 0.0),
-        };
+        let step = free_step(&rod, &frames, &x);
         let theta = [0.1, -0.2, 0.3, 0.05, -0.1];
         let new = || Derivatives { energy: 0.0, grad: vec![0.0; 5], diag: vec![0.0; 5], off: vec![0.0; 4] };
         let mut d = new();
