@@ -163,6 +163,11 @@ fn check_lists_cloth_and_rods_with_their_structure() {
     // A 4 x 4 swatch: 25 nodes, 32 triangles, and its warp direction.
     assert!(s.contains("cloth 'swatch': 25 nodes, 32 triangles"), "{s}");
     assert!(s.contains("with structure (warp) direction"), "{s}");
+    assert!(s.contains("rods 'hair_000': 1 rods, 11 nodes, radius 0.001 m, material 'hair', quasistatic twist"), "{s}");
+    // The twisted rod: ρ π r⁴ / 2 = 1000 π 1e-12 / 2.
+    let out = check(&["check", repo("scenes/twisted_rod.ron").to_str().unwrap()]);
+    let s = stdout(&out);
+    assert!(s.contains("dynamic twist (rotational inertia 1.571e-9 kg m²/m)"), "{s}");
 }
 
 /// With `contact.geometry: Implicit`, check reports each solid's field (000 §4.1): its largest

@@ -207,12 +207,18 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
     for b in &model.rod_bundles {
         let _ = writeln!(
             s,
-            "  rods '{}': {} rods, {} nodes, radius {} m, material '{}'{}",
+            "  rods '{}': {} rods, {} nodes, radius {} m, material '{}', {}{}",
             b.name,
             b.rods.len(),
             b.nodes.len(),
             b.radius,
             model.friction.materials[b.material],
+            match b.twist {
+                crate::scene::schema::TwistSpec::Quasistatic => "quasistatic twist".to_string(),
+                crate::scene::schema::TwistSpec::Dynamic => {
+                    format!("dynamic twist (rotational inertia {:.3e} kg m²/m)", b.twist_inertia)
+                }
+            },
             match &b.attached {
                 Some(a) => format!(", roots riding on dynamic body '{}'", model.rigids[a.body].name),
                 None => String::new(),
