@@ -71,11 +71,7 @@ impl Response<'_> {
         let mut dv = self.lumped_part(model, f);
         if let Response::Stiffness(_, sys, _) = self {
             let mut rhs = vec![0.0; sys.n_free];
-            for (dof, &k) in sys.free.iter().enumerate() {
-                if k != usize::MAX {
-                    rhs[k] = f[dof];
-                }
-            }
+            gather_free(&sys.free, f, &mut rhs);
             sys.linear.solve(&sys.jacobian, &sys.low_rank, &mut rhs).map_err(|e| e.to_string())?;
             scatter_free(&sys.free, &rhs, &mut dv);
         }
@@ -111,11 +107,7 @@ impl Response<'_> {
             let b = &mut b[..n * block.len()];
             b.fill(0.0);
             for (f, col) in impulses.iter().zip(b.chunks_mut(n)) {
-                for (dof, &k) in sys.free.iter().enumerate() {
-                    if k != usize::MAX {
-                        col[k] = f[dof];
-                    }
-                }
+                gather_free(&sys.free, f, col);
             }
             solver.solve(b).map_err(|e| e.to_string())?;
             for ((&(j, row), f), col) in block.iter().zip(&impulses).zip(b.chunks(n)) {
@@ -171,6 +163,15 @@ fn lumped_response(
 /// Columns of the stiffness-response Delassus operator solved together: their impulses and
 /// solutions take about `3 × 8 × COLUMN_BLOCK` bytes per dof (6 MB per thousand dofs).
 const COLUMN_BLOCK: usize = 256;
+
+/// `x[free[dof]] = f[dof]` over the free dofs.
+fn gather_free(free: &[usize], f: &[f64], x: &mut [f64]) {
+    for (dof, &k) in free.iter().enumerate() {
+        if k != usize::MAX {
+            x[k] = f[dof];
+        }
+    }
+}
 
 /// `dv[dof] = x[free[dof]]` over the free dofs.
 fn scatter_free(free: &[usize], x: &[f64], dv: &mut [f64]) {
