@@ -17,7 +17,7 @@
 #[path = "support/scene_run.rs"]
 mod scene_run;
 
-use fricsim::rigid::{ClosedMesh, MeshDefect, RigidShape};
+use fricsim::rigid::{MeshDefect, RigidShape, SurfaceMesh};
 use fricsim::simulation::Simulation;
 use nalgebra::Vector3;
 
@@ -65,43 +65,43 @@ fn cube(half: f64, offset: Vector3<f64>) -> (Vec<Vector3<f64>>, Vec<[usize; 3]>)
 }
 
 /// The Γ prism's closed mesh (profile in xy, extruded 0.1 m along z).
-fn gamma_mesh() -> ClosedMesh {
+fn gamma_mesh() -> SurfaceMesh {
     let profile = [[0.0, 0.0], [0.05, 0.0], [0.05, 0.15], [-0.1, 0.15], [-0.1, 0.05], [0.0, 0.05]];
     let (v, t) = fricsim::mesh::polygon::extrude(&profile, 0.05).unwrap();
-    ClosedMesh::new(v, t).unwrap()
+    SurfaceMesh::new(v, t).unwrap()
 }
 
 #[test]
 fn closed_mesh_defects_are_named() {
     let (v, t) = cube(0.5, Vector3::zeros());
-    assert!(ClosedMesh::new(v.clone(), t.clone()).is_ok());
+    assert!(SurfaceMesh::new(v.clone(), t.clone()).is_ok());
     // Inward-oriented: flipped, not refused.
     let inward: Vec<[usize; 3]> = t.iter().map(|&[a, b, c]| [a, c, b]).collect();
-    assert!(ClosedMesh::new(v.clone(), inward).is_ok());
+    assert!(SurfaceMesh::new(v.clone(), inward).is_ok());
     let mut open = t.clone();
     open.remove(3);
-    assert!(matches!(ClosedMesh::new(v.clone(), open), Err(MeshDefect::Open { .. })));
+    assert!(matches!(SurfaceMesh::new(v.clone(), open), Err(MeshDefect::Open { .. })));
     let mut flipped = t.clone();
     flipped[5].swap(1, 2);
-    assert!(matches!(ClosedMesh::new(v.clone(), flipped), Err(MeshDefect::Inconsistent { .. })));
+    assert!(matches!(SurfaceMesh::new(v.clone(), flipped), Err(MeshDefect::Inconsistent { .. })));
     let mut fin = t.clone();
     fin.push(t[0]);
-    assert!(matches!(ClosedMesh::new(v.clone(), fin), Err(MeshDefect::NonManifold { count: 3, .. })));
+    assert!(matches!(SurfaceMesh::new(v.clone(), fin), Err(MeshDefect::NonManifold { count: 3, .. })));
     let mut spare = v.clone();
     spare.push(Vector3::new(2.0, 0.0, 0.0));
-    assert_eq!(ClosedMesh::new(spare, t.clone()).unwrap_err(), MeshDefect::UnusedVertex { vertex: 8 });
+    assert_eq!(SurfaceMesh::new(spare, t.clone()).unwrap_err(), MeshDefect::UnusedVertex { vertex: 8 });
     // Two cubes overlapping in one vertex list: closed and oriented, but crossing.
     let (w, s) = cube(0.5, Vector3::new(0.6, 0.3, 0.2));
     let mut both_v = v.clone();
     both_v.extend(w);
     let mut both_t = t.clone();
     both_t.extend(s.iter().map(|tri| tri.map(|i| i + 8)));
-    assert!(matches!(ClosedMesh::new(both_v.clone(), both_t.clone()), Err(MeshDefect::SelfIntersecting { .. })));
+    assert!(matches!(SurfaceMesh::new(both_v.clone(), both_t.clone()), Err(MeshDefect::SelfIntersecting { .. })));
     // Apart, the same two cubes are a valid (two-part) solid.
     for p in &mut both_v[8..] {
         *p += Vector3::new(2.0, 0.0, 0.0);
     }
-    assert!(ClosedMesh::new(both_v, both_t).is_ok());
+    assert!(SurfaceMesh::new(both_v, both_t).is_ok());
 }
 
 /// Solid angle of triangle (a, b, c) seen from the origin (Van Oosterom and Strackee 1983).

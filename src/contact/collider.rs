@@ -77,6 +77,9 @@ pub struct MeshCollider {
     pub node_triangles: Vec<[usize; 3]>,
     /// Matchstick structure in its own frame.
     pub structure: Option<crate::model::Structure>,
+    /// Its checked surface in its own frame (the first frame of an animated one), where rigid
+    /// bodies meet it (`Nonsmooth` with rigid bodies; `None` otherwise).
+    pub surface: Option<std::sync::Arc<crate::rigid::SurfaceMesh>>,
 }
 
 impl MeshCollider {

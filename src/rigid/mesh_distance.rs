@@ -9,7 +9,7 @@
 //! setting, and memory is linear in the triangles. A query costs a tree descent; contact detection
 //! asks only for sample points inside the other body's bounds.
 
-use super::closed_mesh::ClosedMesh;
+use super::surface_mesh::SurfaceMesh;
 use crate::contact::point_triangle::{Feature, closest_feature, closest_point};
 use nalgebra::Vector3;
 use rstar::{AABB, PointDistance, RTree, RTreeObject};
@@ -76,17 +76,23 @@ pub struct Closest {
     pub normal: Vector3<f64>,
     /// The closest point on the surface.
     pub point: Vector3<f64>,
+    /// The triangle it lies on.
+    pub triangle: usize,
 }
 
 /// Distances below this fraction of the mesh radius count as on the surface, where the direction
 /// to the closest point is undefined and the pseudo-normal is used.
 const ON_SURFACE: f64 = 1e-12;
 
-impl ClosedMesh {
+impl SurfaceMesh {
     /// Signed distance from body-frame point `p` to the surface, with its normal and closest
-    /// point; `None` when `p` is farther than `reach` outside (a cheap bounds test first).
+    /// point; `None` when `p` is farther than `reach` outside (a cheap bounds test first), or,
+    /// for a one-sided mesh, farther than `reach` behind it: a contact cannot get deeper than
+    /// its reach in one step, and a point farther behind an open surface (under a bowl's
+    /// wall, say) is not touching it.
     pub fn closest(&self, p: &Vector3<f64>, reach: f64) -> Option<Closest> {
         let (lo, hi) = &self.bounds;
+        // Farther than `reach` from the box is farther from the surface, on either side.
         if (lo - p).sup(&(p - hi)).sup(&Vector3::zeros()).norm() > reach {
             return None;
         }
@@ -111,6 +117,29 @@ impl ClosedMesh {
             }
             _ => (0.0, pseudo),
         };
-        (distance <= reach).then_some(Closest { distance, normal, point })
+        let within = distance <= reach && (self.closed || distance >= -reach);
+        within.then_some(Closest { distance, normal, point, triangle: t })
+    }
+
+    /// The faces other than `skip` whose closest point to `p` lies inside them, at a signed
+    /// distance (by the face's own normal) in `[lo, hi]`, as `Closest`s with the face normal.
+    /// A point in a concave corner (a ball in a V-groove, a box corner in a notch) is as near
+    /// to each wall it touches, while [`SurfaceMesh::closest`] reports only the nearest; a
+    /// face seen from behind beyond `lo` (the far side of a thin part) is left out.
+    pub fn faces_within(&self, p: &Vector3<f64>, (lo, hi): (f64, f64), skip: usize, mut found: impl FnMut(Closest)) {
+        let r = hi.max(-lo);
+        let x = [p.x, p.y, p.z];
+        let (a, b) = ([p.x - r, p.y - r, p.z - r], [p.x + r, p.y + r, p.z + r]);
+        for t in self.tree.overlapping(a, b).filter(|&t| t != skip) {
+            let corners = self.triangles[t].map(|i| [self.vertices[i].x, self.vertices[i].y, self.vertices[i].z]);
+            if closest_feature(x, &corners).0 != Feature::Face {
+                continue;
+            }
+            let n = self.face_normals[t];
+            let distance = (p - self.vertices[self.triangles[t][0]]).dot(&n);
+            if (lo..=hi).contains(&distance) {
+                found(Closest { distance, normal: n, point: p - distance * n, triangle: t });
+            }
+        }
     }
 }

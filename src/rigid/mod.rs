@@ -6,7 +6,6 @@
 //! described about it (see [`mass::MassProperties::center`] and [`hull::ConvexMesh::recentered`]).
 
 pub mod body;
-pub mod closed_mesh;
 pub mod hull;
 pub mod joint;
 pub mod joint_space;
@@ -14,9 +13,10 @@ pub mod mass;
 pub mod mesh_distance;
 pub mod self_intersection;
 pub mod shape;
+pub mod surface_mesh;
 
 pub use body::{ANGULAR, DOFS, LINEAR, RigidBody};
-pub use closed_mesh::{ClosedMesh, MeshDefect};
 pub use hull::ConvexMesh;
 pub use mass::MassProperties;
 pub use shape::RigidShape;
+pub use surface_mesh::{MeshDefect, SurfaceMesh};

@@ -1,7 +1,7 @@
 //! Rigid shapes in the body frame (origin at the center of mass, axes as given).
 
-use super::closed_mesh::ClosedMesh;
 use super::hull::ConvexMesh;
+use super::surface_mesh::SurfaceMesh;
 use nalgebra::Vector3;
 use std::f64::consts::PI;
 use std::sync::Arc;
@@ -29,7 +29,7 @@ pub enum RigidShape {
     ConvexMesh(ConvexMesh),
     /// Closed polyhedron of any shape, with its distance tree (shared: bodies are cloned with the
     /// state every step, the tree never changes); the body origin should be its center of mass.
-    NonConvex(Arc<ClosedMesh>),
+    NonConvex(Arc<SurfaceMesh>),
 }
 
 impl RigidShape {

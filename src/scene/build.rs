@@ -299,6 +299,10 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     riders.roots(&mut rod_bundles, &mut v)?;
     riders.regions(&mut attached, &mut v)?;
 
+    // Rigid bodies meet mesh colliders through their checked surfaces in `Nonsmooth` (in
+    // `Smooth`, through the MLS field of the mesh).
+    let rigid_meet_meshes = matches!(scene.pipeline, PipelineSpec::Nonsmooth(_))
+        && scene.bodies.iter().any(|b| matches!(b, BodySpec::Rigid(_)));
     let mut mesh_colliders = scene
         .colliders
         .iter()
@@ -320,6 +324,16 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         .map(|(k, name, material, path, scale, position, rotation, mo, animation, structure)| {
             let at = format!("colliders[{k}].path");
             let (vertices, triangles, animation) = mesh_surface(loaded, &at, path, *scale, animation.as_ref())?;
+            let surface = rigid_meet_meshes
+                .then(|| crate::rigid::SurfaceMesh::collider(vertices.clone(), triangles.clone()))
+                .transpose()
+                .map_err(|e| {
+                    let full = resolve_path(&loaded.base_dir, path);
+                    let why = "a mesh collider that rigid bodies touch must be manifold at its edges, consistently \
+                               oriented and not cross itself; it may be open, and is then one-sided";
+                    error_at(&file, &at, format!("{}: {e} ({why})", full.display()))
+                })?
+                .map(std::sync::Arc::new);
             let structure = structure
                 .as_ref()
                 .map(|s| rigid::structure(s, Vector3::zeros()))
@@ -338,6 +352,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                 nodes: 0..0,
                 node_triangles: Vec::new(),
                 structure,
+                surface,
             })
         })
         .collect::<Result<Vec<_>, SceneError>>()?;

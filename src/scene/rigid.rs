@@ -6,7 +6,7 @@ use super::{LoadedScene, SceneError, error_at};
 use crate::friction::texture::StructureTexture;
 use crate::mesh::TriMesh;
 use crate::model::{Rigid, Structure, TexturedSurface};
-use crate::rigid::{ClosedMesh, ConvexMesh, MassProperties, RigidBody, RigidShape};
+use crate::rigid::{ConvexMesh, MassProperties, RigidBody, RigidShape, SurfaceMesh};
 use nalgebra::{Quaternion, Rotation3, UnitQuaternion, Vector3};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -37,7 +37,7 @@ fn shape(
                 let at = format!("{field}.shape.profile");
                 let (v, t) = crate::mesh::polygon::extrude(profile, 0.5 * length)
                     .map_err(|e| error_at(file, &at, format!("not a simple polygon with an area: {e}")))?;
-                let closed = ClosedMesh::new(v, t)
+                let closed = SurfaceMesh::new(v, t)
                     .map_err(|e| error_at(file, &at, format!("not a simple polygon (its extrusion: {e})")))?;
                 RigidShape::NonConvex(Arc::new(closed))
             }
@@ -45,7 +45,7 @@ fn shape(
         RigidShapeSpec::Mesh { path, scale } => {
             let mesh = read_mesh(loaded, field, path, *scale)?;
             let full = super::resolve_path(&loaded.base_dir, path);
-            let closed = ClosedMesh::new(mesh.vertices.clone(), mesh.triangles.clone()).map_err(|e| {
+            let closed = SurfaceMesh::new(mesh.vertices.clone(), mesh.triangles.clone()).map_err(|e| {
                 error_at(
                     file,
                     &format!("{field}.shape.path"),

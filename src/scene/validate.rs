@@ -1307,17 +1307,6 @@ fn colliders(c: &mut Checks, s: &Scene, base_dir: &Path) {
                     surface_structure(c, &format!("{p}.structure"), f);
                 }
                 mesh_collider_files(c, &p, path, animation.as_ref(), base_dir);
-                let rigid = s.bodies.iter().position(|b| matches!(b, BodySpec::Rigid(_)));
-                if let (PipelineSpec::Nonsmooth(_), Some(r)) = (&s.pipeline, rigid) {
-                    c.push(
-                        p.clone(),
-                        Some(format!("Mesh(name: {:?}, ..)", collider_name(col))),
-                        format!(
-                            "in `Nonsmooth` a mesh collider touches solids, cloth and rods, not rigid bodies \
-                             (bodies[{r}]): use `Smooth`, where it generates an MLS field, or analytic colliders"
-                        ),
-                    );
-                }
                 (material, motion)
             }
         };

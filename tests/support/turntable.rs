@@ -1,6 +1,6 @@
-//! The turntable of the animated-collider gates: a 5 cm box riding at radius R on a plate
-//! turning at OMEGA about +z, in the Smooth pipeline, the plate given by the caller (a rigid
-//! `Spin`, an OBJ sequence or a glTF clip).
+//! The turntable of the animated-collider gates: a 5 cm rigid box riding at radius R on a plate
+//! turning at OMEGA about +z, in the Smooth pipeline or another the caller names, the plate
+//! given by the caller (a rigid `Spin`, an OBJ sequence or a glTF clip).
 
 #![allow(dead_code)]
 
@@ -31,19 +31,30 @@ pub fn spun_plate(dir: &Path) -> String {
     )
 }
 
+/// The Smooth pipeline, with the box starting just inside the field's reach.
+pub const SMOOTH: (&str, f64) = ("Smooth(field: (radius: 0.02))", 0.0251);
+/// The Nonsmooth pipeline, with the box starting on the plate.
+pub const NONSMOOTH: (&str, f64) = ("Nonsmooth()", 0.025);
+
 /// The box starts riding on the table: its velocity is the chord velocity of a table point over
 /// the step before t = 0 (what backward Euler's velocity is for a point turning by ω h per
 /// step), so that staying put asks of friction only the centripetal impulse `m ω² r h` per step.
 pub fn turntable(dir: &Path, mu: f64, collider: &str) -> fricsim::simulation::Simulation {
+    turntable_in(dir, mu, collider, SMOOTH)
+}
+
+/// [`turntable`] in `pipeline` (its text and the box's start height).
+pub fn turntable_in(dir: &Path, mu: f64, collider: &str, pipeline: (&str, f64)) -> fricsim::simulation::Simulation {
+    let (pipeline, z) = pipeline;
     let text = format!(
         r#"Scene(
     name: "turntable", dt: {DT}, frames: 1, frame_rate: 1.0,
     materials: {{ "m": (density: 500.0) }},
     friction: (default: (mu: {mu})),
-    bodies: [ Rigid(name: "box", material: "m", shape: Box(size: (0.05, 0.05, 0.05)), position: ({R}, 0.0, 0.0251),
+    bodies: [ Rigid(name: "box", material: "m", shape: Box(size: (0.05, 0.05, 0.05)), position: ({R}, 0.0, {z}),
                     velocity: ({vx}, {vy}, 0.0), angular_velocity: (0.0, 0.0, {w})) ],
     colliders: [ {collider} ],
-    pipeline: Smooth(field: (radius: 0.02)),
+    pipeline: {pipeline},
 )"#,
         vx = R * (1.0 - (OMEGA * DT).cos()) / DT,
         vy = R * (OMEGA * DT).sin() / DT,
@@ -57,8 +68,18 @@ pub fn turntable(dir: &Path, mu: f64, collider: &str) -> fricsim::simulation::Si
 /// The largest distance over 100 steps between the box on the rigid `Spin` plate and on `plate`;
 /// and where the box on `plate` is then.
 pub fn distance_from_spin(dir: &Path, plate: &str) -> (f64, nalgebra::Vector3<f64>) {
+    distance_from_spin_in(dir, plate, &spun_plate(dir), SMOOTH)
+}
+
+/// [`distance_from_spin`] in `pipeline`, against the `reference` plate.
+pub fn distance_from_spin_in(
+    dir: &Path,
+    plate: &str,
+    reference: &str,
+    pipeline: (&str, f64),
+) -> (f64, nalgebra::Vector3<f64>) {
     let mu = 0.4;
-    let (mut spin, mut other) = (turntable(dir, mu, &spun_plate(dir)), turntable(dir, mu, plate));
+    let (mut spin, mut other) = (turntable_in(dir, mu, reference, pipeline), turntable_in(dir, mu, plate, pipeline));
     let mut worst: f64 = 0.0;
     for _ in 0..100 {
         for s in [&mut spin, &mut other] {
@@ -74,9 +95,14 @@ pub fn distance_from_spin(dir: &Path, plate: &str) -> (f64, nalgebra::Vector3<f6
 /// Stick iff μ g ≥ ω² r on `plate`: at 1.02 μ* the box keeps its radius over 1 s to 1 mm, at
 /// 0.98 μ* it slides out more than 1 cm (the net outward acceleration 0.02 ω² r = 0.054 m/s²).
 pub fn sticks_iff_mu_g_reaches_omega_squared_r(dir: &Path, plate: &str) {
+    sticks_iff_mu_g_reaches_omega_squared_r_in(dir, plate, SMOOTH)
+}
+
+/// [`sticks_iff_mu_g_reaches_omega_squared_r`] in `pipeline`.
+pub fn sticks_iff_mu_g_reaches_omega_squared_r_in(dir: &Path, plate: &str, pipeline: (&str, f64)) {
     let critical = OMEGA * OMEGA * R / G;
     for (factor, sticks) in [(1.02, true), (0.98, false)] {
-        let mut s = turntable(dir, factor * critical, plate);
+        let mut s = turntable_in(dir, factor * critical, plate, pipeline);
         for _ in 0..(1.0 / DT).round() as usize {
             let st = s.step().expect("finite state");
             assert!(st.converged, "step {} failed: {:?}", s.state.step, st.failure);

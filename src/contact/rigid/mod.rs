@@ -20,6 +20,7 @@
 //! producing no contacts in silence.
 
 pub mod hull_round;
+pub mod mesh_collider;
 pub mod polyhedral;
 pub mod round;
 pub mod sampled;
@@ -36,6 +37,8 @@ pub enum Participant {
     Body(usize),
     /// Index into the colliders (not unknowns: their motion enters as a known velocity).
     Collider(usize),
+    /// Index into the mesh colliders (known velocities too, their animation's included).
+    Mesh(usize),
 }
 
 /// The geometry of one contact point, before the participants are attached.
@@ -105,7 +108,7 @@ impl RigidContact {
         let ft = self.frame.transpose();
         let block = |p: Participant, sign: f64| match p {
             Participant::Body(i) => Some(ft * bodies[i].point_jacobian(&self.point) * sign),
-            Participant::Collider(_) => None,
+            Participant::Collider(_) | Participant::Mesh(_) => None,
         };
         (block(self.a, 1.0), block(self.b, -1.0))
     }

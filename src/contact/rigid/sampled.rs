@@ -15,7 +15,7 @@ use super::hull_round::point_hull;
 use super::polyhedral::PosedHull;
 use super::polyhedral::reduce_manifold;
 use crate::contact::collider::{Shape, local_sdf};
-use crate::rigid::{ClosedMesh, RigidShape};
+use crate::rigid::{RigidShape, SurfaceMesh};
 use nalgebra::{Isometry3, Vector3};
 
 /// Crease sampling spacing relative to the smaller body's bounding radius.
@@ -81,7 +81,7 @@ enum Distance<'a> {
     Analytic(Shape),
     Capsule { radius: f64, half_length: f64 },
     Hull(PosedHull<'a>),
-    Mesh(&'a ClosedMesh),
+    Mesh(&'a SurfaceMesh),
 }
 
 impl<'a> Distance<'a> {
@@ -102,9 +102,14 @@ impl<'a> Distance<'a> {
         }
     }
 
-    /// Signed distance and outward unit normal at body-frame point `p`; `None` when `p` is
-    /// farther than `reach` outside.
-    fn at(&self, p: &Vector3<f64>, reach: f64) -> Option<(f64, Vector3<f64>)> {
+    /// Signed distances and outward unit normals at body-frame point `p` where a ball of radius
+    /// `r` around it comes within `margin` of the surface: the nearest point, and where a mesh
+    /// meets a ball (`r > 0`) each other face the ball touches as well, as in a concave corner
+    /// (see [`SurfaceMesh::faces_within`]). A ball can touch a face from any direction; a
+    /// polyhedron's corner or crease sample only along its own normal cone, which the samples
+    /// do not carry, so they keep the nearest point (a step's edge lying along an L's edge
+    /// would otherwise press on the L's bottom face, which it cannot touch).
+    fn each(&self, p: &Vector3<f64>, r: f64, margin: f64, mut emit: impl FnMut(f64, Vector3<f64>)) {
         let (d, n) = match self {
             Distance::Analytic(s) => {
                 let (d, n) = local_sdf::<f64>(s, [p.x, p.y, p.z]);
@@ -112,16 +117,27 @@ impl<'a> Distance<'a> {
             }
             Distance::Capsule { radius, half_length } => {
                 let c = Vector3::new(0.0, 0.0, p.z.clamp(-half_length, *half_length));
-                let r = (p - c).norm();
-                (r - radius, if r > 0.0 { (p - c) / r } else { Vector3::x() })
+                let d = (p - c).norm();
+                (d - radius, if d > 0.0 { (p - c) / d } else { Vector3::x() })
             }
             Distance::Hull(h) => {
                 let (d, _, n) = point_hull(h, p);
                 (d, n)
             }
-            Distance::Mesh(m) => return m.closest(p, reach).map(|c| (c.distance, c.normal)),
+            Distance::Mesh(m) => {
+                let Some(c) = m.closest(p, margin + r) else { return };
+                if c.distance - r < margin {
+                    emit(c.distance, c.normal);
+                }
+                if r > 0.0 {
+                    m.faces_within(p, (r - margin, r + margin), c.triangle, |f| emit(f.distance, f.normal));
+                }
+                return;
+            }
         };
-        (d <= reach).then_some((d, n))
+        if d - r < margin {
+            emit(d, n);
+        }
     }
 }
 
@@ -157,12 +173,10 @@ fn probe(
     let mut found = Vec::new();
     let mut test = |q: Vector3<f64>, r: f64| {
         let local = pb.inverse_transform_point(&q.into()).coords;
-        if let Some((d, n)) = distance.at(&local, margin + r)
-            && d - r < margin
-        {
+        distance.each(&local, r, margin, |d, n| {
             let n = pb.rotation * n;
             found.push(ContactGeometry::from_witnesses(q - r * n, q - d * n, n));
-        }
+        });
     };
     for &(c, r) in &sk.corners {
         let q = pa.transform_point(&c.into()).coords;
@@ -238,7 +252,7 @@ fn reduce(found: Vec<ContactGeometry>) -> Vec<ContactGeometry> {
 /// `point` with unit normal `normal`: its vertices below the margin (a polyhedron's lowest points
 /// are vertices), reduced to the 4 that span them.
 pub fn mesh_plane(
-    m: &ClosedMesh,
+    m: &SurfaceMesh,
     pa: &Isometry3<f64>,
     point: &Vector3<f64>,
     normal: &Vector3<f64>,

@@ -65,6 +65,7 @@ pub(super) fn participant_velocity(
             _ => bodies[i].point_velocity(x),
         },
         Participant::Collider(k) => model.colliders[k].motion.step(t, h).field_at_start().at(x),
+        Participant::Mesh(k) => model.mesh_colliders[k].motion.step(t, h).field_at_start().at(x),
     }
 }
 
@@ -77,6 +78,7 @@ pub(super) fn participant_spin(model: &Model, bodies: &[RigidBody], p: Participa
             _ => bodies[i].angular_velocity,
         },
         Participant::Collider(k) => model.colliders[k].motion.step(t, h).field_at_start().rotation_rate(),
+        Participant::Mesh(k) => model.mesh_colliders[k].motion.step(t, h).field_at_start().rotation_rate(),
     }
 }
 
@@ -205,7 +207,8 @@ pub fn blocks_to_csc(nc: usize, blocks: &BTreeMap<(usize, usize), Matrix3<f64>>)
 pub fn relative_velocity(model: &Model, bodies: &[RigidBody], c: &Contact, t: f64, h: f64) -> Vector3<f64> {
     let x = &c.contact.point;
     let v = participant_velocity(model, bodies, c.contact.a, x, t, h)
-        - participant_velocity(model, bodies, c.contact.b, x, t, h);
+        - participant_velocity(model, bodies, c.contact.b, x, t, h)
+        - c.own_velocity;
     c.contact.frame.transpose() * v
 }
 

@@ -2,6 +2,7 @@
 //! margin wide enough for what the pair can close within the step, and the friction law resolved
 //! per contact (cone and frame).
 
+use crate::contact::rigid::mesh_collider::{PosedMesh, collide_body_mesh};
 use crate::contact::rigid::{Participant, RigidContact, collide_bodies, collide_body_collider};
 use crate::friction::cone::Cone;
 use crate::friction::matchstick::MatchstickPair;
@@ -23,6 +24,9 @@ pub struct Contact {
     pub compliance: f64,
     /// The pair's drilling-torque coefficient (m; 0 without drilling torque).
     pub mu_tau: f64,
+    /// B's own velocity at the point beyond its participant's (world; an animated mesh
+    /// collider's deformation, zero for every other B).
+    pub own_velocity: Vector3<f64>,
 }
 
 /// A bound on the speed of any point of body `b` (m/s).
@@ -35,6 +39,7 @@ pub fn material(model: &Model, p: Participant) -> usize {
     match p {
         Participant::Body(i) => model.rigids[i].material,
         Participant::Collider(k) => model.colliders[k].material,
+        Participant::Mesh(k) => model.mesh_colliders[k].material,
     }
 }
 
@@ -54,17 +59,26 @@ pub fn structure(
             model.rigids[i].structure.as_ref()?.direction_at(&local).map(|s| b.orientation * s)
         }
         Participant::Collider(k) => model.collider_structure_at(k, x, t),
+        Participant::Mesh(k) => model.mesh_colliders[k].structure_at(x, t),
     }
 }
 
 /// All contacts at time `t` with gap below `margin` plus the distance the pair can close over a
-/// step `h` at the bodies' current (predicted) velocities. Pairs of two non-dynamic bodies are
+/// step `h` at the bodies' current (predicted) velocities; `meshes` are the mesh colliders
+/// posed for the step ([`posed_meshes`]). Pairs of two non-dynamic bodies are
 /// skipped: nothing can be solved for them; so are pairs a joint links: the joint holds them, and
 /// a contact where they meet at the joint would repeat its rows (a singular problem). Body pairs come from a sweep over bounding balls
 /// (see [`ball_pairs`]); the pairs' narrow phases run in parallel when there are many, and the
 /// contacts come out in the same order either way (body `i`'s pairs with `j > i`, then its
-/// colliders, for increasing `i`).
-pub fn detect(model: &Model, bodies: &[RigidBody], t: f64, h: f64, margin: f64) -> Vec<Contact> {
+/// colliders, then its mesh colliders, for increasing `i`).
+pub fn detect(
+    model: &Model,
+    bodies: &[RigidBody],
+    meshes: &[Option<PosedMesh>],
+    t: f64,
+    h: f64,
+    margin: f64,
+) -> Vec<Contact> {
     let speed: Vec<f64> = bodies.iter().map(speed_bound).collect();
     let dynamic = |i: usize| model.rigids[i].is_dynamic();
     let reach: Vec<f64> =
@@ -76,13 +90,18 @@ pub fn detect(model: &Model, bodies: &[RigidBody], t: f64, h: f64, margin: f64) 
         .filter(|&(i, j)| (dynamic(i) || dynamic(j)) && !linked.contains(&(i, j)))
         .map(|(i, j)| (i, Participant::Body(j)))
         .collect();
+    let touchable = || (0..meshes.len()).filter(|&k| meshes[k].is_some());
     for i in (0..bodies.len()).filter(|&i| dynamic(i)) {
         tasks.extend((0..model.colliders.len()).map(|k| (i, Participant::Collider(k))));
+        tasks.extend(touchable().map(|k| (i, Participant::Mesh(k))));
     }
-    // Body i's tasks in order: its pairs by j, then its colliders (stable sort keeps both).
-    tasks.sort_by_key(|&(i, p)| (i, matches!(p, Participant::Collider(_))));
+    // Body i's tasks in order: its pairs by j, then its colliders, then its meshes (stable sort).
+    tasks.sort_by_key(|&(i, p)| (i, matches!(p, Participant::Collider(_)), matches!(p, Participant::Mesh(_))));
+    let still = |c: RigidContact| (c, Vector3::zeros());
     let narrow = |&(i, p): &(usize, Participant)| match p {
-        Participant::Body(j) => collide_bodies(bodies, i, j, margin + h * (speed[i] + speed[j])),
+        Participant::Body(j) => {
+            collide_bodies(bodies, i, j, margin + h * (speed[i] + speed[j])).into_iter().map(still).collect()
+        }
         Participant::Collider(k) => {
             let vc = model.colliders[k]
                 .motion
@@ -90,14 +109,32 @@ pub fn detect(model: &Model, bodies: &[RigidBody], t: f64, h: f64, margin: f64) 
                 .field_at_start()
                 .speed_bound(&bodies[i].position, bodies[i].shape.bounding_radius());
             collide_body_collider(bodies, i, &model.colliders, k, t, margin + h * (speed[i] + vc))
+                .into_iter()
+                .map(still)
+                .collect()
+        }
+        Participant::Mesh(k) => {
+            let (c, mesh) = (&model.mesh_colliders[k], meshes[k].as_ref().expect("only posed meshes are tasks"));
+            let vc = c
+                .motion
+                .step(t, h)
+                .field_at_start()
+                .speed_bound(&bodies[i].position, bodies[i].shape.bounding_radius())
+                + mesh.own_speed_bound();
+            collide_body_mesh(bodies, i, c, mesh, k, t, margin + h * (speed[i] + vc))
         }
     };
-    let found: Vec<RigidContact> = if tasks.len() >= PARALLEL_TASKS {
-        tasks.par_iter().map(narrow).collect::<Vec<_>>().into_iter().flatten().collect()
+    let found: Vec<(RigidContact, Vector3<f64>)> = if tasks.len() >= PARALLEL_TASKS {
+        tasks.par_iter().map(narrow).collect::<Vec<Vec<_>>>().into_iter().flatten().collect()
     } else {
         tasks.iter().flat_map(narrow).collect()
     };
-    found.into_iter().map(|c| resolve(model, bodies, c, t)).collect()
+    found.into_iter().map(|(c, own)| Contact { own_velocity: own, ..resolve(model, bodies, c, t) }).collect()
+}
+
+/// The mesh colliders posed for the step `[t, t + h]` (`None` for those no rigid body meets).
+pub fn posed_meshes(model: &Model, t: f64, h: f64) -> Vec<Option<PosedMesh>> {
+    model.mesh_colliders.iter().map(|c| PosedMesh::at(c, t, h)).collect()
 }
 
 /// Below this many pair tests the narrow phase runs on one thread: a box stack's 15 pairs take
@@ -130,7 +167,9 @@ fn resolve(model: &Model, bodies: &[RigidBody], mut c: RigidContact, t: f64) -> 
     let mu = model.friction.get(ma, mb).mu_d;
     let (cohesion, compliance) = (model.friction.cohesion(ma, mb, c.gap), model.friction.compliance(ma, mb));
     let mu_tau = model.friction.drilling(ma, mb);
-    let isotropic = Contact { contact: c, cone: Cone { mu_t: mu, mu_b: mu }, cohesion, compliance, mu_tau };
+    let own_velocity = Vector3::zeros();
+    let isotropic =
+        Contact { contact: c, cone: Cone { mu_t: mu, mu_b: mu }, cohesion, compliance, mu_tau, own_velocity };
     let Some([mu_t, mu_b]) = model.friction.anisotropy(ma, mb) else { return isotropic };
     // Validation guarantees valid coefficients; should it not, the isotropic law is the safe side.
     let Ok(pair) = MatchstickPair::new(mu, mu_t, mu_b) else { return isotropic };
@@ -141,5 +180,5 @@ fn resolve(model: &Model, bodies: &[RigidBody], mut c: RigidContact, t: f64) -> 
         structure(model, bodies, c.b, &point, t).as_ref(),
     );
     c.frame = law.frame;
-    Contact { contact: c, cone: law.cone, cohesion, compliance, mu_tau }
+    Contact { contact: c, cone: law.cone, cohesion, compliance, mu_tau, own_velocity }
 }

@@ -286,7 +286,8 @@ impl NonsmoothPipeline {
             stats.failure = Some("joint motors: the active set of their torque limits did not settle".into());
         }
         let clock = Instant::now();
-        let mut contacts = detect::detect(model, bodies, t, h, self.spec.contact_margin);
+        let meshes = detect::posed_meshes(model, t, h);
+        let mut contacts = detect::detect(model, bodies, &meshes, t, h, self.spec.contact_margin);
         if variational {
             // 002 §4.5.1: the contacts of the step are those touching or overlapping at its start.
             contacts.retain(|c| c.contact.gap <= 0.0);

@@ -440,12 +440,14 @@ impl NodalStep {
             Participant::Body(i) if self.rigid_off[i] != usize::MAX => Vector3::zeros(),
             _ => super::assemble::participant_velocity(model, bodies, p, point, t, h),
         };
-        for c in super::detect::detect(model, bodies, t, h, margin) {
+        let meshes = super::detect::posed_meshes(model, t, h);
+        for c in super::detect::detect(model, bodies, &meshes, t, h, margin) {
             let rc = &c.contact;
             let (ka, kb) = match (rc.a, rc.b) {
                 (Participant::Body(a), Participant::Body(b)) => (a, b),
                 (Participant::Body(a), Participant::Collider(k)) => (a, usize::MAX - k),
-                (Participant::Collider(k), _) => (usize::MAX - k, usize::MAX),
+                (Participant::Body(a), Participant::Mesh(k)) => (a, usize::MAX / 2 - k),
+                (Participant::Collider(k) | Participant::Mesh(k), _) => (usize::MAX - k, usize::MAX),
             };
             out.push(Contact {
                 nodes: [0; 4],
@@ -455,7 +457,7 @@ impl NodalStep {
                 cone: c.cone,
                 cohesion: c.cohesion,
                 compliance: c.compliance,
-                known: known(rc.a, &rc.point) - known(rc.b, &rc.point),
+                known: known(rc.a, &rc.point) - known(rc.b, &rc.point) - c.own_velocity,
                 key: (10, ka, kb),
                 rigid: [block(rc.a, &rc.point, &rc.frame, 1.0), block(rc.b, &rc.point, &rc.frame, -1.0)],
                 point: rc.point,

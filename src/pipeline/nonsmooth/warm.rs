@@ -17,6 +17,7 @@ fn key(c: &Contact) -> PairKey {
     let id = |p: Participant| match p {
         Participant::Body(i) => (0, i),
         Participant::Collider(k) => (1, k),
+        Participant::Mesh(k) => (2, k),
     };
     (id(c.contact.a), id(c.contact.b))
 }
