@@ -233,7 +233,7 @@ fn a_body_behind_a_one_sided_mesh_beyond_its_reach_is_not_touched() {
 }
 
 #[test]
-fn a_mesh_collider_rigid_bodies_cannot_touch_is_refused_naming_file_and_element() {
+fn a_mesh_collider_rigid_bodies_cannot_touch_is_refused_naming_file_and_element_and_a_good_one_summarised() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let scene = |mesh: &str| {
@@ -264,6 +264,13 @@ fn a_mesh_collider_rigid_bodies_cannot_touch_is_refused_naming_file_and_element(
         assert!(err.contains(file) && err.contains("colliders[1].path") && err.contains(why), "{err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+    std::fs::write(d.join("plate.obj"), grid_obj(4, 0.8)).unwrap();
+    std::fs::write(d.join("good.ron"), scene("plate.obj")).unwrap();
+    let out = std::process::Command::new(bin).args(["check", "good.ron"]).current_dir(d).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let line = "mesh collider 'm' met by rigid bodies: open, one-sided, 25 vertices, 32 triangles, 16 creases";
+    assert!(text.contains(line), "{text}");
 }
 
 /// A flat open grid of 2 × 2 unit squares as vertices and triangles (front up).

@@ -163,6 +163,21 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
         let _ =
             writeln!(s, "  collider '{}': {:?}, material '{}'", c.name, c.shape, model.friction.materials[c.material]);
     }
+    for (c, m) in model.mesh_colliders.iter().filter_map(|c| Some((c, c.surface.as_ref()?))) {
+        let sides = if m.closed { "closed" } else { "open, one-sided" };
+        let _ = writeln!(
+            s,
+            "  mesh collider '{}' met by rigid bodies: {sides}, {} vertices, {} triangles, {} creases; checked and \
+             distance tree built in {:.1} ms, {:.0} kB{}",
+            c.name,
+            m.vertices.len(),
+            m.triangles.len(),
+            m.crease_count(),
+            1e3 * m.build_seconds,
+            m.memory_bytes() as f64 / 1e3,
+            if c.animation.is_some() { " (its tree rebuilt each step)" } else { "" }
+        );
+    }
     for (r, b) in model.rigids.iter().zip(rigid) {
         let kind = if r.is_dynamic() { "dynamic" } else { "kinematic" };
         let _ = writeln!(
