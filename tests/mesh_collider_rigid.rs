@@ -287,7 +287,7 @@ fn grid() -> (Vec<Vector3<f64>>, Vec<[usize; 3]>) {
 }
 
 #[test]
-fn an_open_surface_is_one_sided_with_corners_on_its_boundary_only() {
+fn an_open_surface_is_one_sided_behind_its_faces_free_beside_its_boundary_with_corners_there_only() {
     use fricsim::rigid::{MeshDefect, SurfaceMesh};
     let (v, t) = grid();
     assert!(matches!(SurfaceMesh::new(v.clone(), t.clone()), Err(MeshDefect::Open { .. })), "a body must be closed");
@@ -303,6 +303,11 @@ fn an_open_surface_is_one_sided_with_corners_on_its_boundary_only() {
     assert_eq!(at(-0.001, 0.01), Some((-0.001, Vector3::z())));
     assert_eq!(at(-0.05, 0.01), None, "farther behind than the reach is not a touch");
     assert_eq!(at(0.05, 0.01), None, "farther in front than the reach is not a touch");
+    // Beyond the open boundary a point is beside the sheet, in free space, even a little below
+    // its plane (under a hopper's outlet rim): its distance to the edge is positive.
+    let beside = m.closest(&Vector3::new(1.03, 0.2, -0.04), 1.0).unwrap();
+    assert!((beside.distance - 0.05).abs() < 1e-15, "{beside:?}");
+    assert!((beside.normal - Vector3::new(0.6, 0.0, -0.8)).norm() < 1e-15, "{beside:?}");
     // Re-posed one unit up, it answers as the mesh built there.
     let up: Vec<Vector3<f64>> = v.iter().map(|p| p + Vector3::z()).collect();
     let moved = m.reposed(up.clone());
@@ -311,4 +316,44 @@ fn an_open_surface_is_one_sided_with_corners_on_its_boundary_only() {
     assert_eq!(moved.closest(&p, 1.0), built.closest(&p, 1.0));
     let d = moved.closest(&p, 1.0).unwrap().distance;
     assert!((d - 0.2).abs() < 1e-15, "{d}");
+}
+
+/// Matchstick friction from a mesh collider's structure: a box sliding down a slope whose
+/// structure runs 30° off the fall line (μ 0.3 along it, 0.6 across) curves towards it, as on
+/// the `Plane` with the same structure, to round-off.
+#[test]
+fn a_box_on_a_structured_mesh_slope_curves_as_on_the_structured_plane() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("slope.obj"), grid_obj(16, 2.0)).unwrap();
+    let rot = "rotation: (0.0, 20.0, 0.0)";
+    let s = (0.8660254037844387, 0.5, 0.0);
+    let mesh = format!("Mesh(name: \"slope\", material: \"m\", path: \"slope.obj\", {rot}, structure: Direction{s:?})");
+    let plane = format!("Plane(name: \"slope\", material: \"m\", {rot}, structure: {s:?})");
+    let text = |collider: &str| {
+        format!(
+            r#"Scene(
+    name: "structured", dt: {H}, frames: 1, frame_rate: 1.0,
+    materials: {{ "m": (density: 1000.0) }},
+    friction: (default: (mu: 0.45, mu_t: 0.3, mu_b: 0.6)),
+    bodies: [ {} ],
+    colliders: [ {collider} ],
+    pipeline: Nonsmooth(solver: Auto, tolerance: 1e-10, max_iterations: 5000),
+)"#,
+            box_on_slope(20.0, 1.0)
+        )
+    };
+    let (mut on_mesh, mut on_plane) =
+        (scene_run::simulation_in(&text(&mesh), d), scene_run::simulation_in(&text(&plane), d));
+    let y0 = on_mesh.state.rigid[0].position.y;
+    let mut worst: f64 = 0.0;
+    for _ in 0..500 {
+        scene_run::run_for(&mut on_mesh, H, H);
+        scene_run::run_for(&mut on_plane, H, H);
+        worst = worst.max((on_mesh.state.rigid[0].position - on_plane.state.rigid[0].position).norm());
+    }
+    let drift = on_mesh.state.rigid[0].position.y - y0;
+    println!("structured slope: mesh vs plane {worst:e} m, sideways drift {drift:e} m");
+    assert!(worst < 1e-9, "the box on the structured mesh left the one on the plane by {worst:e} m");
+    assert!(drift.abs() > 1e-3, "the structure did not steer the box ({drift:e} m sideways)");
 }

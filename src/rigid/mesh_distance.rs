@@ -9,7 +9,7 @@
 //! setting, and memory is linear in the triangles. A query costs a tree descent; contact detection
 //! asks only for sample points inside the other body's bounds.
 
-use super::surface_mesh::SurfaceMesh;
+use super::surface_mesh::{OPEN, SurfaceMesh};
 use crate::contact::point_triangle::{Feature, closest_feature, closest_point};
 use nalgebra::Vector3;
 use rstar::{AABB, PointDistance, RTree, RTreeObject};
@@ -108,11 +108,18 @@ impl SurfaceMesh {
         };
         let diff = p - point;
         let length = diff.norm();
+        // Nearest to an open boundary, a point is beside the sheet, not behind it: only the
+        // region behind the faces is solid (a point below a hopper's outlet rim is free space).
+        let beside = match feature {
+            Feature::Face => false,
+            Feature::Edge(k) => self.neighbours[t][k as usize] == OPEN,
+            Feature::Vertex(k) => self.on_boundary[self.triangles[t][k as usize]],
+        };
         let (distance, normal) = match feature {
             // The plane distance is signed by the face's own orientation.
             Feature::Face => (diff.dot(&pseudo), pseudo),
             _ if length > ON_SURFACE * self.radius => {
-                let sign = if diff.dot(&pseudo) < 0.0 { -1.0 } else { 1.0 };
+                let sign = if diff.dot(&pseudo) < 0.0 && !beside { -1.0 } else { 1.0 };
                 (sign * length, diff * (sign / length))
             }
             _ => (0.0, pseudo),

@@ -9,9 +9,10 @@
 //!
 //! A mesh collider (which has no mass) may also be open, a terrain or a bowl's wall: then it is
 //! one-sided. Its front is the side its triangles turn counter-clockwise to, as written in the
-//! file; behind it is solid for as deep as a contact can reach in one step (see
-//! [`SurfaceMesh::closest`]). Its boundary edges are creases: a body sliding off the edge of a
-//! terrain touches it along them.
+//! file; behind its faces it is solid for as deep as a contact can reach in one step (see
+//! [`SurfaceMesh::closest`]), beside its open boundary it is free space (below a hopper's outlet
+//! rim, say). Its boundary edges are creases: a body sliding off the edge of a terrain touches
+//! it along them.
 
 use super::mesh_distance::TriangleTree;
 use nalgebra::Vector3;
@@ -75,12 +76,14 @@ pub struct SurfaceMesh {
     /// Whether every edge has a triangle on both sides (a solid); else the mesh is one-sided.
     pub closed: bool,
     /// The triangle across edge `k` of each triangle ([`OPEN`] on an open boundary).
-    neighbours: Vec<[usize; 3]>,
+    pub(super) neighbours: Vec<[usize; 3]>,
+    /// Whether each vertex lies on an open boundary.
+    pub(super) on_boundary: Vec<bool>,
     pub(super) tree: TriangleTree,
 }
 
 /// No triangle across this edge: an open mesh's boundary.
-const OPEN: usize = usize::MAX;
+pub(super) const OPEN: usize = usize::MAX;
 
 impl PartialEq for SurfaceMesh {
     /// Two meshes are equal when their geometry is: everything else is derived from it.
@@ -203,12 +206,12 @@ impl SurfaceMesh {
             }
         }
         vertex_normals.iter_mut().for_each(|n| *n = n.normalize());
-        let mut is_corner = vec![false; vertices.len()];
+        let (mut is_corner, mut on_boundary) = (vec![false; vertices.len()], vec![false; vertices.len()]);
         let flat = FLAT_ANGLE.cos();
         for (t, tri) in triangles.iter().enumerate() {
             for (k, &v) in tri.iter().enumerate() {
-                let open = neighbours[t][k] == OPEN || neighbours[t][(k + 2) % 3] == OPEN;
-                is_corner[v] |= open || face_normals[t].dot(&vertex_normals[v]) < flat;
+                on_boundary[v] |= neighbours[t][k] == OPEN || neighbours[t][(k + 2) % 3] == OPEN;
+                is_corner[v] |= on_boundary[v] || face_normals[t].dot(&vertex_normals[v]) < flat;
             }
         }
         let lo = vertices.iter().fold(Vector3::repeat(f64::INFINITY), |m, v| m.inf(v));
@@ -227,6 +230,7 @@ impl SurfaceMesh {
             build_seconds: 0.0,
             closed: neighbours.iter().flatten().all(|&n| n != OPEN),
             neighbours,
+            on_boundary,
             tree,
         }
     }
@@ -276,7 +280,7 @@ impl SurfaceMesh {
         self.vertices.len() * 2 * v3
             + self.triangles.len() * (2 * std::mem::size_of::<[usize; 3]>() + 4 * v3)
             + self.is_crease.len() * 3
-            + self.is_corner.len()
+            + 2 * self.is_corner.len()
             + self.tree.memory_bytes()
     }
 }

@@ -356,7 +356,10 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             })
         })
         .collect::<Result<Vec<_>, SceneError>>()?;
-    if !matches!(scene.pipeline, PipelineSpec::Smooth(_)) {
+    // The nodal pipelines carry a mesh collider's vertices as nodes where nodal bodies can touch
+    // them; rigid bodies alone meet its surface (and a scene of them keeps the rigid step).
+    let nodal_bodies = scene.bodies.iter().any(|b| !matches!(b, BodySpec::Rigid(_)));
+    if !matches!(scene.pipeline, PipelineSpec::Smooth(_)) && nodal_bodies {
         for m in &mut mesh_colliders {
             mesh_collider_nodes(m, &mut q, &mut v, &mut node_mass, &mut node_body, &mut node_is_kinematic);
         }
