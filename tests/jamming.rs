@@ -7,7 +7,7 @@
 //!
 //! The counts are of critters whose centre is below z = 0.2, 5 cm under the outlet (a critter
 //! through the outlet falls to the floor at z = 0; one still in the outlet has its centre above
-//! it). Measured at the commit that adds this test: μ = 0.1 drains 26 by 1.0 s, 27 by 1.5 s; μ = 0.8
+//! it). Measured at dc8930e: μ = 0.1 drains 26 by 1.0 s, 27 by 1.5 s; μ = 0.8
 //! lets 2 through by 0.6 s and no more up to 1.5 s: the flow has stopped (the pile still
 //! jitters: kinetic energy 3e-3 to 5e-2 J after 0.8 s, from 13 J while pouring). The gates leave
 //! room for the pile's chaos (another platform's rounding changes which critters pass): at
