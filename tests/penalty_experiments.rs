@@ -54,15 +54,49 @@ fn bowl_grasp_lagged_study() {
 /// Total energy (kinetic + elastic) of the ball-in-box scene after every step with `integrator`,
 /// and the number of failed steps.
 fn ball_in_box_energy(integrator: &str) -> (Vec<f64>, usize) {
-    let ov = vec![format!("pipeline.integrator={integrator}"), "pipeline.on_failure=Continue".into()];
+    ball_in_box_energy_with(integrator, &[])
+}
+
+/// The same with more overrides; a run whose energy passes 10 times its first step's has blown
+/// up and is stopped there.
+fn ball_in_box_energy_with(integrator: &str, more: &[String]) -> (Vec<f64>, usize) {
+    let mut ov = vec![format!("pipeline.integrator={integrator}"), "pipeline.on_failure=Continue".into()];
+    ov.extend_from_slice(more);
     let mut s = sim("scenes/ball_in_box.ron", &ov);
     let (mut energy, mut failed) = (Vec::new(), 0);
     for _ in 0..s.model.step_count() {
-        let st = s.step().expect("finite state");
+        let Ok(st) = s.step() else { break };
         failed += usize::from(!st.converged);
-        energy.push(s.state.kinetic_energy(&s.model) + st.elastic_energy);
+        let e = s.state.kinetic_energy(&s.model) + st.elastic_energy;
+        energy.push(e);
+        if !e.is_finite() || e > 10.0 * energy[0] {
+            break;
+        }
     }
     (energy, failed)
+}
+
+/// 001 says its coupled trapezoid dissipates in the ball-in-box "even with a slightly weaker
+/// damping"; here it blows up without stiffness damping (README). The one parameter believed
+/// responsible, Rayleigh β (on both materials, α 0.1 kept), swept down from the scene's 1 ms to
+/// find where the coupled trapezoid stops being bounded: recorded, not asserted.
+/// `cargo test --release --test penalty_experiments ball_in_box_beta_study -- --ignored --nocapture`
+#[test]
+#[ignore = "study: coupled trapezoid on the ball in the box against Rayleigh beta (about 15 min)"]
+fn ball_in_box_beta_study() {
+    for beta in [1e-3, 8e-4, 6e-4, 5e-4, 4e-4, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 0.0] {
+        let more: Vec<String> =
+            ["box", "rubber"].iter().map(|m| format!("materials.{m}.damping.beta={beta:e}")).collect();
+        let (energy, failed) = ball_in_box_energy_with("Trapezoid", &more);
+        let max = energy.iter().cloned().fold(0.0, f64::max);
+        println!(
+            "ball in box, coupled TR, beta {beta:e} s: {} steps, E first {:.5} J, max {max:.5e} J, last {:.5e} J, \
+             {failed} failed steps",
+            energy.len(),
+            energy[0],
+            energy.last().unwrap()
+        );
+    }
 }
 
 /// Validation case 15 (001 §V-A3): the spinning ball in the elastic box, 800 steps at h = 0.01
