@@ -130,7 +130,10 @@ impl<'a> Distance<'a> {
                     emit(c.distance, c.normal);
                 }
                 if r > 0.0 {
-                    m.faces_within(p, (r - margin, r + margin), c.triangle, |f| emit(f.distance, f.normal));
+                    // In front of each face: a face seen from behind (the far side of a thin part)
+                    // is not touched by a ball that is only a point.
+                    let band = ((r - margin).max(0.0), r + margin);
+                    m.faces_within(p, band, c.triangle, |f| emit(f.distance, f.normal));
                 }
                 return;
             }

@@ -96,7 +96,12 @@ pub fn detect(
         tasks.extend(touchable().map(|k| (i, Participant::Mesh(k))));
     }
     // Body i's tasks in order: its pairs by j, then its colliders, then its meshes (stable sort).
-    tasks.sort_by_key(|&(i, p)| (i, matches!(p, Participant::Collider(_)), matches!(p, Participant::Mesh(_))));
+    let rank = |p: Participant| match p {
+        Participant::Body(_) => 0,
+        Participant::Collider(_) => 1,
+        Participant::Mesh(_) => 2,
+    };
+    tasks.sort_by_key(|&(i, p)| (i, rank(p)));
     let still = |c: RigidContact| (c, Vector3::zeros());
     let narrow = |&(i, p): &(usize, Participant)| match p {
         Participant::Body(j) => {
