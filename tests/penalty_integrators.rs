@@ -164,7 +164,7 @@ fn the_trapezoid_started_at_rest_equilibrium_does_not_stop() {
 fn block_slide_study() {
     let (te, de) = exact_threshold_stop();
     println!("exact: stop (speed 2 eps) at t = {te:.3} s, d = {de:.5} m");
-    let variants: [(&str, &[&str]); 9] = [
+    let variants: [(&str, &[&str]); 11] = [
         ("BE implicit", &["pipeline.integrator=BackwardEuler"]),
         ("BE lagged", &["pipeline.integrator=BackwardEuler", "pipeline.friction=Lagged"]),
         (
@@ -177,6 +177,14 @@ fn block_slide_study() {
         ),
         ("TR implicit", &["pipeline.integrator=Trapezoid"]),
         ("TR lagged", &["pipeline.integrator=Trapezoid", "pipeline.friction=Lagged"]),
+        (
+            "TR lagged 1 it.",
+            &["pipeline.integrator=Trapezoid", "pipeline.friction=Lagged", "pipeline.lagged_iterations=1"],
+        ),
+        (
+            "TR lagged 5 it.",
+            &["pipeline.integrator=Trapezoid", "pipeline.friction=Lagged", "pipeline.lagged_iterations=5"],
+        ),
         ("TR decoupled (IPC)", &["pipeline.integrator=TrapezoidDecoupled", "pipeline.friction=Lagged"]),
         ("BDF2 implicit", &["pipeline.integrator=Bdf2"]),
         ("SDIRK2 implicit", &["pipeline.integrator=Sdirk2"]),
