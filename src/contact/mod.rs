@@ -13,3 +13,17 @@ pub mod penalty;
 pub mod point_triangle;
 pub mod rigid;
 pub mod vec3;
+
+/// A contact point of the last step with its force on the first participant (N): what every
+/// pipeline reports and the output writes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactPoint {
+    pub point: nalgebra::Vector3<f64>,
+    pub normal_force: nalgebra::Vector3<f64>,
+    pub friction_force: nalgebra::Vector3<f64>,
+    /// First tangent of the contact frame: the structure axis of a matchstick contact.
+    pub tangent: nalgebra::Vector3<f64>,
+    /// Friction coefficients along the tangent and the binormal.
+    pub mu: [f64; 2],
+    pub gap: f64,
+}

@@ -7,8 +7,8 @@ use super::joints::{JOINTS, joint_lines};
 use super::ply::write_ply;
 use super::pvd::PvdCollection;
 use super::vtu::{Cells, UnstructuredSnapshot, write_vtu};
+use crate::contact::ContactPoint;
 use crate::model::{Model, State, node};
-use crate::pipeline::ContactPoint;
 use nalgebra::Vector3;
 use std::path::{Path, PathBuf};
 

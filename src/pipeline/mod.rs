@@ -111,18 +111,8 @@ pub enum StepError {
     Undefined { time: f64, why: String },
 }
 
-/// A contact point of the last step with its force on the first participant (N).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ContactPoint {
-    pub point: nalgebra::Vector3<f64>,
-    pub normal_force: nalgebra::Vector3<f64>,
-    pub friction_force: nalgebra::Vector3<f64>,
-    /// First tangent of the contact frame: the structure axis of a matchstick contact.
-    pub tangent: nalgebra::Vector3<f64>,
-    /// Friction coefficients along the tangent and the binormal.
-    pub mu: [f64; 2],
-    pub gap: f64,
-}
+/// The contact-point record pipelines report and the output writes (it lives below both).
+pub use crate::contact::ContactPoint;
 
 pub trait Pipeline {
     /// Advance `state` by `model.dt`.
