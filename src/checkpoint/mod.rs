@@ -14,13 +14,12 @@ mod state;
 pub use file::{CHECKPOINT_FILE, read, write};
 pub use state::SavedState;
 
-use crate::linalg::newton_solver::SolverSnapshot;
 use crate::output::frames::FramesSaved;
 use serde::{Deserialize, Serialize};
 
 /// Written into every checkpoint; a checkpoint of another format version is refused.
 /// 2: rods keep their edge angles and rates (dynamic twist).
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {
@@ -44,15 +43,32 @@ pub struct Checkpoint {
     pub totals: Vec<u8>,
 }
 
-/// What a pipeline carries from one step to the next.
+/// What a pipeline carries from one step to the next: its own carried data, encoded by the
+/// pipeline itself ([`PipelineData::of`]) and decoded by it ([`PipelineData::read`]), so that
+/// checkpoints see pipelines only through `Pipeline::save`/`restore` and name none of their types.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum PipelineData {
-    /// The Jacobian's grown pattern and the cached preconditioner.
-    Penalty {
-        solver: Option<SolverSnapshot>,
-    },
-    Nonsmooth(crate::pipeline::nonsmooth::Carried),
-    Smooth(crate::pipeline::smooth::Carried),
+pub struct PipelineData {
+    /// The pipeline that wrote it (`Penalty`, `Nonsmooth`, `Smooth`).
+    pub pipeline: String,
+    /// Its carried data in postcard.
+    pub bytes: Vec<u8>,
+}
+
+impl PipelineData {
+    /// `data` as written by `pipeline`.
+    pub fn of<T: Serialize>(pipeline: &str, data: &T) -> PipelineData {
+        // Serialising plain data (numbers, vectors, maps as sorted lists) into memory cannot fail.
+        let bytes = postcard::to_stdvec(data).expect("carried pipeline data serialises");
+        PipelineData { pipeline: pipeline.into(), bytes }
+    }
+
+    /// The data `pipeline` wrote; an error if another pipeline wrote it or it does not decode.
+    pub fn read<T: serde::de::DeserializeOwned>(&self, pipeline: &str) -> Result<T, String> {
+        if self.pipeline != pipeline {
+            return Err(format!("the checkpoint was taken by the {} pipeline, not this scene's", self.pipeline));
+        }
+        postcard::from_bytes(&self.bytes).map_err(|e| format!("the {pipeline} pipeline's data cannot be decoded: {e}"))
+    }
 }
 
 /// FNV-1a of the scene's effective RON with its run length (`duration`, `frames`) left out:

@@ -132,15 +132,6 @@ pub trait Pipeline {
 }
 
 /// The refusal of a checkpoint taken by another pipeline.
-pub fn other_pipeline(data: &crate::checkpoint::PipelineData) -> String {
-    let name = match data {
-        crate::checkpoint::PipelineData::Penalty { .. } => "Penalty",
-        crate::checkpoint::PipelineData::Nonsmooth(_) => "Nonsmooth",
-        crate::checkpoint::PipelineData::Smooth(_) => "Smooth",
-    };
-    format!("the checkpoint was taken by the {name} pipeline, not this scene's")
-}
-
 /// The pipeline a model's scene asks for.
 pub fn build(model: &Model, state: &State) -> Box<dyn Pipeline> {
     match &model.pipeline {

@@ -240,14 +240,12 @@ impl Pipeline for NonsmoothPipeline {
     }
 
     fn save(&self) -> crate::checkpoint::PipelineData {
-        crate::checkpoint::PipelineData::Nonsmooth(Carried {
-            warm: self.warm.saved(),
-            nodal: self.nodal.as_ref().map(nodal::NodalStep::saved),
-        })
+        let carried = Carried { warm: self.warm.saved(), nodal: self.nodal.as_ref().map(nodal::NodalStep::saved) };
+        crate::checkpoint::PipelineData::of("Nonsmooth", &carried)
     }
 
     fn restore(&mut self, data: crate::checkpoint::PipelineData) -> Result<(), String> {
-        let crate::checkpoint::PipelineData::Nonsmooth(c) = data else { return Err(super::other_pipeline(&data)) };
+        let c: Carried = data.read("Nonsmooth")?;
         self.warm = WarmStart::restored(c.warm);
         match (self.nodal.as_mut(), c.nodal) {
             (Some(n), Some(saved)) => n.restore(saved),

@@ -308,14 +308,11 @@ impl Pipeline for PenaltyPipeline {
     }
 
     fn save(&self) -> crate::checkpoint::PipelineData {
-        crate::checkpoint::PipelineData::Penalty { solver: self.system.snapshot() }
+        crate::checkpoint::PipelineData::of("Penalty", &self.system.snapshot())
     }
 
     fn restore(&mut self, data: crate::checkpoint::PipelineData) -> Result<(), String> {
-        match data {
-            crate::checkpoint::PipelineData::Penalty { solver } => self.system.restore(solver),
-            other => Err(super::other_pipeline(&other)),
-        }
+        self.system.restore(data.read("Penalty")?)
     }
 
     fn describe(&self) -> String {

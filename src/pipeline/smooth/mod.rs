@@ -258,16 +258,17 @@ impl Pipeline for SmoothPipeline {
 
     fn save(&self) -> crate::checkpoint::PipelineData {
         use crate::checkpoint::sorted;
-        crate::checkpoint::PipelineData::Smooth(Carried {
+        let carried = Carried {
             forwarded: sorted(&self.forwarded).into_iter().map(|(k, f)| (k, f.into())).collect(),
             normal: sorted(&self.normal),
             sides: sorted(&self.fields.sides),
             solver: self.system.snapshot(),
-        })
+        };
+        crate::checkpoint::PipelineData::of("Smooth", &carried)
     }
 
     fn restore(&mut self, data: crate::checkpoint::PipelineData) -> Result<(), String> {
-        let crate::checkpoint::PipelineData::Smooth(c) = data else { return Err(super::other_pipeline(&data)) };
+        let c: Carried = data.read("Smooth")?;
         self.forwarded = c.forwarded.into_iter().map(|(k, f)| (k, f.into())).collect();
         self.normal = c.normal.into_iter().collect();
         self.fields.sides = c.sides.into_iter().collect();
