@@ -18,8 +18,7 @@ use std::sync::Arc;
 /// A mesh collider's surface over one step, in its own frame.
 #[derive(Debug, Clone)]
 pub struct PosedMesh {
-    /// The surface as a rigid shape (for the shared narrow phase).
-    shape: RigidShape,
+    surface: Arc<SurfaceMesh>,
     /// An animated surface's vertex velocities over the step (own frame); empty otherwise.
     velocities: Vec<Vector3<f64>>,
 }
@@ -30,17 +29,10 @@ impl PosedMesh {
     pub fn at(c: &MeshCollider, t: f64, h: f64) -> Option<PosedMesh> {
         let surface = c.surface.as_ref()?;
         let Some(animation) = &c.animation else {
-            return Some(PosedMesh { shape: RigidShape::NonConvex(Arc::clone(surface)), velocities: Vec::new() });
+            return Some(PosedMesh { surface: Arc::clone(surface), velocities: Vec::new() });
         };
         let (x, velocities) = animation.step(t, h);
-        Some(PosedMesh { shape: RigidShape::NonConvex(Arc::new(surface.reposed(x))), velocities })
-    }
-
-    fn surface(&self) -> &SurfaceMesh {
-        match &self.shape {
-            RigidShape::NonConvex(m) => m,
-            _ => unreachable!("a posed mesh holds a surface mesh"),
-        }
+        Some(PosedMesh { surface: Arc::new(surface.reposed(x)), velocities })
     }
 
     /// The fastest vertex's own speed over the step (0 unless animated).
@@ -51,7 +43,7 @@ impl PosedMesh {
     /// The surface's own velocity (own frame) at own-frame point `p` on or near it: its nearest
     /// triangle's corner velocities, interpolated there; zero when not animated.
     pub fn own_velocity(&self, p: &Vector3<f64>) -> Vector3<f64> {
-        let m = self.surface();
+        let m = &self.surface;
         let Some(c) = (!self.velocities.is_empty()).then(|| m.closest(p, f64::INFINITY)).flatten() else {
             return Vector3::zeros();
         };
@@ -76,7 +68,9 @@ pub fn collide_body_mesh(
     let rotation = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix(&at.rotation));
     let pose = Isometry3::from_parts(Translation3::from(at.center), rotation);
     let body = &bodies[i];
-    let found: Vec<ContactGeometry> = collide_shapes(&body.shape, &body.pose(), &mesh.shape, &pose, margin);
+    // The surface as a shape of the shared narrow phase (an `Arc` clone, no copy of the mesh).
+    let shape = RigidShape::NonConvex(Arc::clone(&mesh.surface));
+    let found: Vec<ContactGeometry> = collide_shapes(&body.shape, &body.pose(), &shape, &pose, margin);
     found
         .iter()
         .map(|g| {
