@@ -30,6 +30,13 @@ pub enum ElasticModel {
     /// parameters so that the small-strain response is Hooke's law with the user's E and ν.
     /// Finite and smooth for every F, including inverted elements (J ≤ 0).
     StableNeoHookean,
+    /// Stomakhin et al. 2012's fixed co-rotated model (004's solids): Ψ = μ ‖F − R‖²_F +
+    /// λ/2 (J − 1)², R the rotation of the rotation-variant polar decomposition (F = U Σ Vᵀ with
+    /// U, V rotations, R = U Vᵀ, the smallest singular value negative when J < 0). Small strain:
+    /// F − R → sym H, so Hooke's law with the user's (μ, λ) and no remap. Finite and continuous
+    /// for every F, including inverted elements; its stiffness is unbounded where two singular
+    /// values sum to zero (the projection clamps that mode to 0).
+    FixedCorotated,
 }
 
 /// Lamé parameters (Pa) of the linearized material.
@@ -148,6 +155,10 @@ impl Material {
                 let p = SnhParams::new(&self.lame);
                 0.5 * p.mu * (ic - 3.0) + 0.5 * p.lambda * (j - p.alpha).powi(2) - 0.5 * p.mu * (ic + 1.0).ln() - p.psi0
             }
+            ElasticModel::FixedCorotated => {
+                let Some((_, s, _)) = rotation_variant_svd(f) else { return f64::NAN };
+                self.lame.mu * (s - Vector3::repeat(1.0)).norm_squared() + 0.5 * self.lame.lambda * (j - 1.0).powi(2)
+            }
         }
     }
 
@@ -176,12 +187,25 @@ impl Material {
                     - (ic + 1.0).ln() * (0.5 * p.mu)
                     - p.psi0
             }
+            ElasticModel::FixedCorotated => {
+                let Some(r) = polar_rotation(f) else { return D::from(f64::NAN) };
+                let d: D =
+                    (0..9).map(|k| f[k / 3][k % 3].clone() - r[k / 3][k % 3].clone()).map(|x| x.clone() * x).sum();
+                let dj = det - 1.0;
+                d * self.lame.mu + dj.clone() * dj * (0.5 * self.lame.lambda)
+            }
         }
     }
 
     /// First Piola–Kirchhoff stress P = ∂Ψ/∂F (Pa). P(I) = 0. The f64 face of
     /// [`Self::pk1_generic`], so that the residual and its forward-mode AD derivatives are one code.
     pub fn pk1(&self, f: &Matrix3<f64>) -> Matrix3<f64> {
+        if self.model == ElasticModel::FixedCorotated {
+            // The generic path's polar iteration is undefined for J ≤ 0; the SVD is not.
+            let Some((u, _, vt)) = rotation_variant_svd(f) else { return Matrix3::from_element(f64::NAN) };
+            let j = f.determinant();
+            return (f - u * vt) * (2.0 * self.lame.mu) + cofactor(f) * (self.lame.lambda * (j - 1.0));
+        }
         let fa: [[f64; 3]; 3] = std::array::from_fn(|i| std::array::from_fn(|j| f[(i, j)]));
         let p = self.pk1_generic(&fa);
         Matrix3::from_fn(|i, j| p[i][j])
@@ -213,6 +237,12 @@ impl Material {
                 let ic = f.iter().flatten().fold(T::from(0.0), |s, &x| s + x * x);
                 ((T::from(1.0) - (ic + 1.0).recip()) * p.mu, (j - p.alpha) * p.lambda)
             }
+            ElasticModel::FixedCorotated => {
+                // P = 2μ (F − R) + λ (J − 1) cof F, R by the polar iteration (J > 0 only).
+                let Some(rot) = polar_rotation(f) else { return [[T::from(f64::NAN); 3]; 3] };
+                let (mu2, cg) = (2.0 * self.lame.mu, (j - 1.0) * self.lame.lambda);
+                return std::array::from_fn(|r| std::array::from_fn(|c| (f[r][c] - rot[r][c]) * mu2 + g[c][r] * cg));
+            }
         };
         std::array::from_fn(|r| std::array::from_fn(|c| f[r][c] * cf + g[c][r] * cg))
     }
@@ -237,6 +267,8 @@ impl Material {
                 let ic1 = f.norm_squared() + 1.0;
                 (p.mu * (1.0 - 1.0 / ic1), 2.0 * p.mu / (ic1 * ic1), p.lambda, p.lambda * (j - p.alpha))
             }
+            // Not of this form (its ARAP part depends on F through R): `corotated_dpdf`.
+            ElasticModel::FixedCorotated => return None,
         };
         Some(StiffnessTerms { a, b, c, d, g })
     }
@@ -249,6 +281,9 @@ impl Material {
     /// all NaN for J ≤ 0.
     /// Stable neo-Hookean: μ'(1 − 1/(I_C+1)) I + 2μ'/(I_C+1)² f fᵀ + λ' g gᵀ + λ'(J − α) ∂²J/∂F².
     pub fn dpdf(&self, f: &Matrix3<f64>) -> Matrix9 {
+        if self.model == ElasticModel::FixedCorotated {
+            return self.corotated_dpdf(f, false);
+        }
         let Some(t) = self.stiffness_terms(f) else {
             return Matrix9::from_element(f64::NAN);
         };
@@ -281,6 +316,9 @@ impl Material {
         if !f.iter().all(|x| x.is_finite()) {
             return Matrix9::from_element(f64::NAN);
         }
+        if self.model == ElasticModel::FixedCorotated {
+            return self.corotated_dpdf(f, true);
+        }
         let Some(t) = self.stiffness_terms(f) else {
             return Matrix9::from_element(f64::NAN);
         };
@@ -290,26 +328,13 @@ impl Material {
         if crate::energy::psd::is_positive_definite(&unprojected) {
             return unprojected;
         }
-        // 3×3 SVD; NaN/inf entries (or no convergence) fall back to the numerical projection,
-        // which leaves non-finite matrices unchanged.
-        let svd = nalgebra::SVD::try_new(*f, true, true, f64::EPSILON, 200);
-        let Some((mut u, mut s, mut vt)) = svd.and_then(|d| Some((d.u?, d.singular_values, d.v_t?))) else {
+        let Some((u, s, vt)) = rotation_variant_svd(f) else {
             let mut a = unprojected;
             crate::energy::project_psd(&mut a);
             return a;
         };
-        // Rotation-variant SVD: move reflections into the sign of s₂.
-        if u.determinant() < 0.0 {
-            u.column_mut(2).neg_mut();
-            s[2] = -s[2];
-        }
-        if vt.determinant() < 0.0 {
-            vt.row_mut(2).neg_mut();
-            s[2] = -s[2];
-        }
-        let pairs = [(1, 2, 0), (0, 2, 1), (0, 1, 2)];
-        let twist = pairs.map(|(_, _, k)| t.a + t.d * s[k]);
-        let flip = pairs.map(|(_, _, k)| t.a - t.d * s[k]);
+        let twist = PAIRS.map(|(_, _, k)| t.a + t.d * s[k]);
+        let flip = PAIRS.map(|(_, _, k)| t.a - t.d * s[k]);
         let gamma = Vector3::new(s[1] * s[2], s[0] * s[2], s[0] * s[1]);
         let kmat = Matrix3::new(0.0, s[2], s[1], s[2], 0.0, s[0], s[1], s[0], 0.0);
         let scale = Matrix3::identity() * t.a + s * s.transpose() * t.b + gamma * gamma.transpose() * t.c + kmat * t.d;
@@ -323,30 +348,121 @@ impl Material {
         if twist.iter().chain(&flip).chain(eig.eigenvalues.iter()).all(|&l| l >= 0.0) {
             return unprojected;
         }
-        let mut out = Matrix9::zeros();
-        let mut add_mode = |lambda: f64, q: Matrix3<f64>| {
-            if lambda > 0.0 {
-                let q = q.as_slice();
-                for c in 0..9 {
-                    let lc = lambda * q[c];
-                    for r in 0..9 {
-                        out[(r, c)] += lc * q[r];
-                    }
+        modes_sum(&u, &vt, (twist, flip), &eig, true)
+    }
+
+    /// The fixed co-rotated model's ∂P/∂F from its eigen-system (Smith et al. 2019: the ARAP
+    /// part's twists have 2μ(1 − 2/(s_i + s_j)), everything else 2μ; λ g gᵀ and λ (J − 1) ∂²J/∂F²
+    /// act as for the other models), projected onto the PSD cone when `project`.
+    fn corotated_dpdf(&self, f: &Matrix3<f64>, project: bool) -> Matrix9 {
+        let Some((u, s, vt)) = rotation_variant_svd(f) else { return Matrix9::from_element(f64::NAN) };
+        let (mu2, lambda) = (2.0 * self.lame.mu, self.lame.lambda);
+        let d = lambda * (s[0] * s[1] * s[2] - 1.0);
+        // s_i + s_j → 0 (an inverted element's pair) makes the twist unbounded: keep the
+        // denominator's magnitude at least 1e-12 (the mode is then ~1e12 μ of either sign).
+        let den = |a: f64| if a.abs() < 1e-12 { 1e-12 } else { a };
+        let twist = PAIRS.map(|(i, j, k)| mu2 * (1.0 - 2.0 / den(s[i] + s[j])) + d * s[k]);
+        let flip = PAIRS.map(|(_, _, k)| mu2 - d * s[k]);
+        let gamma = Vector3::new(s[1] * s[2], s[0] * s[2], s[0] * s[1]);
+        let kmat = Matrix3::new(0.0, s[2], s[1], s[2], 0.0, s[0], s[1], s[0], 0.0);
+        let scale = Matrix3::identity() * mu2 + gamma * gamma.transpose() * lambda + kmat * d;
+        modes_sum(&u, &vt, (twist, flip), &nalgebra::SymmetricEigen::new(scale), project)
+    }
+}
+
+/// The index pairs (i, j) of the twist and flip modes, with the third index k.
+const PAIRS: [(usize, usize, usize); 3] = [(1, 2, 0), (0, 2, 1), (0, 1, 2)];
+
+/// `Σ λ_m vec(Q_m) vec(Q_m)ᵀ` over the nine modes in the SVD frame (`u`, `vt`): twists
+/// (u_i v_jᵀ − u_j v_iᵀ)/√2 and flips (u_i v_jᵀ + u_j v_iᵀ)/√2 of [`PAIRS`], and the scalings
+/// Σ_n w_n u_n v_nᵀ of `scale`'s eigenvectors; with `project`, negative λ_m left out.
+fn modes_sum(
+    u: &Matrix3<f64>,
+    vt: &Matrix3<f64>,
+    (twist, flip): ([f64; 3], [f64; 3]),
+    scale: &nalgebra::SymmetricEigen<f64, nalgebra::U3>,
+    project: bool,
+) -> Matrix9 {
+    let mut out = Matrix9::zeros();
+    let mut add_mode = |lambda: f64, q: Matrix3<f64>| {
+        if lambda > 0.0 || (!project && lambda != 0.0) {
+            let q = q.as_slice();
+            for c in 0..9 {
+                let lc = lambda * q[c];
+                for r in 0..9 {
+                    out[(r, c)] += lc * q[r];
                 }
             }
-        };
-        let uv = |i: usize, j: usize| u.column(i) * vt.row(j);
-        let r2 = std::f64::consts::FRAC_1_SQRT_2;
-        for (m, &(i, j, _)) in pairs.iter().enumerate() {
-            add_mode(twist[m], (uv(i, j) - uv(j, i)) * r2);
-            add_mode(flip[m], (uv(i, j) + uv(j, i)) * r2);
         }
-        for m in 0..3 {
-            let w = eig.eigenvectors.column(m);
-            add_mode(eig.eigenvalues[m], uv(0, 0) * w[0] + uv(1, 1) * w[1] + uv(2, 2) * w[2]);
-        }
-        out
+    };
+    let uv = |i: usize, j: usize| u.column(i) * vt.row(j);
+    let r2 = std::f64::consts::FRAC_1_SQRT_2;
+    for (m, &(i, j, _)) in PAIRS.iter().enumerate() {
+        add_mode(twist[m], (uv(i, j) - uv(j, i)) * r2);
+        add_mode(flip[m], (uv(i, j) + uv(j, i)) * r2);
     }
+    for m in 0..3 {
+        let w = scale.eigenvectors.column(m);
+        add_mode(scale.eigenvalues[m], uv(0, 0) * w[0] + uv(1, 1) * w[1] + uv(2, 2) * w[2]);
+    }
+    out
+}
+
+/// The rotation-variant SVD F = U diag(s) Vᵀ: U and V rotations, reflections moved into the
+/// sign of s₂ (the smallest). `None` for non-finite F or no convergence.
+fn rotation_variant_svd(f: &Matrix3<f64>) -> Option<(Matrix3<f64>, Vector3<f64>, Matrix3<f64>)> {
+    if !f.iter().all(|x| x.is_finite()) {
+        return None;
+    }
+    let svd = nalgebra::SVD::try_new(*f, true, true, f64::EPSILON, 200)?;
+    let (mut u, mut s, mut vt) = (svd.u?, svd.singular_values, svd.v_t?);
+    if u.determinant() < 0.0 {
+        u.column_mut(2).neg_mut();
+        s[2] = -s[2];
+    }
+    if vt.determinant() < 0.0 {
+        vt.row_mut(2).neg_mut();
+        s[2] = -s[2];
+    }
+    Some((u, s, vt))
+}
+
+/// The rotation of F's polar decomposition by Newton's iteration R ← (R + R⁻ᵀ)/2 from R = F,
+/// generic over the scalar so that dual numbers carry its derivative (the iteration's fixed
+/// point is differentiable and the derivative parts converge with it). `f[i][j]` row i,
+/// column j. `None` for J ≤ 0 (the iteration would converge to a reflection) or no convergence.
+fn polar_rotation<D: DualNum<Primitive = f64>>(f: &[[D; 3]; 3]) -> Option<[[D; 3]; 3]> {
+    let mut r = f.clone();
+    let det = |r: &[[D; 3]; 3]| -> D {
+        r[0][0].clone() * (r[1][1].clone() * r[2][2].clone() - r[1][2].clone() * r[2][1].clone())
+            - r[0][1].clone() * (r[1][0].clone() * r[2][2].clone() - r[1][2].clone() * r[2][0].clone())
+            + r[0][2].clone() * (r[1][0].clone() * r[2][1].clone() - r[1][1].clone() * r[2][0].clone())
+    };
+    // NaN counts as not positive.
+    if det(&r).re().partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return None;
+    }
+    // Quadratic convergence: a few iterations past round-off, two more for the derivative parts.
+    let mut settled = 0;
+    for _ in 0..60 {
+        let j = det(&r);
+        // R⁻ᵀ = cof(R) / det R, cof(R)_{ab} = the (a, b) cofactor.
+        let cof = |a: usize, b: usize| {
+            let (a1, a2, b1, b2) = ((a + 1) % 3, (a + 2) % 3, (b + 1) % 3, (b + 2) % 3);
+            r[a1][b1].clone() * r[a2][b2].clone() - r[a1][b2].clone() * r[a2][b1].clone()
+        };
+        let next: [[D; 3]; 3] =
+            std::array::from_fn(|a| std::array::from_fn(|b| (r[a][b].clone() + cof(a, b) / j.clone()) * 0.5));
+        let change: f64 = (0..9).map(|k| (next[k / 3][k % 3].re() - r[k / 3][k % 3].re()).abs()).sum();
+        r = next;
+        if change <= 1e-15 {
+            settled += 1;
+            if settled == 3 {
+                return Some(r);
+            }
+        }
+    }
+    None
 }
 
 /// ∂P/∂F = a I + b f fᵀ + c g gᵀ + d ∂²J/∂F², see [`Material::dpdf`].
