@@ -146,6 +146,17 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
                 format!(", with structure on {n} surface triangles")
             }
         );
+        if let Some(e) = &b.embedding {
+            let _ = writeln!(
+                s,
+                "    embedded: a surface of {} vertices enclosing {:.4e} m^3 in a cage of {} nodes enclosing {:.4e} m^3 \
+                 (the cage's tets carry the elasticity, the mass is the surface's)",
+                e.nodes.len(),
+                e.surface_volume,
+                b.node_count() - e.nodes.len(),
+                e.cage_volume
+            );
+        }
         if let Some(k) = b.reduced {
             // Bodies of one mesh, material and modes share one model, built once.
             let first = model.reduced.iter().position(|r| std::sync::Arc::ptr_eq(&r.model, &model.reduced[k].model));

@@ -1,6 +1,7 @@
 //! Meshes: the tetrahedral mesh of a solid, the triangle surface mesh, procedural primitives and
 //! file readers (VTK for tets; PLY and OBJ for surfaces).
 
+pub mod embedding;
 pub mod gltf_read;
 mod obj_read;
 mod ply_read;

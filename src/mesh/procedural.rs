@@ -129,6 +129,33 @@ pub fn hollow_box_tets(size: [f64; 3], cells: [usize; 3], wall: f64) -> Result<T
     TetMesh::new(vertices, tets)
 }
 
+/// The cubes `keep(i, j, k)` of a grid of `cells` cubes of side `cell` from `lo`, each split as
+/// [`box_tets`] splits its cells (conforming across shared faces): a voxel cage. Errors when
+/// no cube is kept or the grid would pass `MAX_TETS`.
+pub fn voxel_tets(
+    lo: Vector3<f64>,
+    cell: f64,
+    cells: [usize; 3],
+    keep: impl Fn([usize; 3]) -> bool,
+) -> Result<TetMesh, MeshError> {
+    check_positive("cell", cell)?;
+    check_cells(cells)?;
+    let (vertices, tets) = grid(lo, lo + Vector3::from(cells.map(|n| n as f64)) * cell, cells);
+    // `grid` emits 6 tets per cube, cubes in x-fastest order.
+    let [nx, ny, _] = cells;
+    let kept: Vec<[usize; 4]> = tets
+        .chunks(6)
+        .enumerate()
+        .filter(|(c, _)| keep([c % nx, (c / nx) % ny, c / (nx * ny)]))
+        .flat_map(|(_, six)| six.iter().copied())
+        .collect();
+    if kept.is_empty() {
+        return Err(MeshError::Empty);
+    }
+    let (vertices, tets) = compact(&vertices, &kept, |p| *p);
+    TetMesh::new(vertices, tets)
+}
+
 /// The vertices the tets `kept` use, renumbered in order of first use and each placed by
 /// `place`, and the tets in the new numbering.
 fn compact(

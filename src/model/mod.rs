@@ -46,6 +46,22 @@ pub struct Solid {
     /// Per boundary triangle, its rest area (weighting its structure at its nodes); empty with
     /// `structure`.
     pub surface_rest_area: Vec<f64>,
+    /// The surface embedded in the tets (an `Embedded` mesh): then `surface` and
+    /// `surface_nodes` are the embedded surface's, and the tets are its cage.
+    pub embedding: Option<Embedding>,
+}
+
+/// A surface embedded in its solid's cage (`crate::mesh::embedding`): surface node
+/// `nodes.start + k` is at `Σ_j weights[k][j] x_{cage[k][j]}` (global cage nodes) at all times, so
+/// it carries no mass and no unknown of its own; the nodal step eliminates it onto the cage.
+#[derive(Debug, Clone)]
+pub struct Embedding {
+    pub nodes: Range<usize>,
+    pub cage: Vec<[usize; 4]>,
+    pub weights: Vec<[f64; 4]>,
+    /// The volume the surface encloses and the cage's (m³), for the report.
+    pub surface_volume: f64,
+    pub cage_volume: f64,
 }
 
 impl Solid {

@@ -13,7 +13,9 @@ use nalgebra::Vector3;
 use std::path::{Path, PathBuf};
 
 /// Tetrahedra and surface triangles of one solid, in its own node numbering.
-type LocalTopology = (Vec<[usize; 4]>, Vec<[usize; 3]>);
+/// A solid's tets and surface triangles in its local numbering, and the first local node of
+/// its PLY surface (an embedded surface's nodes follow the cage's, which the PLY leaves out).
+type LocalTopology = (Vec<[usize; 4]>, Vec<[usize; 3]>, usize);
 
 pub struct FrameWriter {
     out_dir: PathBuf,
@@ -117,9 +119,11 @@ impl FrameWriter {
             .iter()
             .map(|s| {
                 let o = s.nodes.start;
+                let first = s.embedding.as_ref().map_or(o, |e| e.nodes.start);
                 (
                     s.elements.iter().map(|e| e.nodes.map(|i| i - o)).collect(),
-                    s.surface.iter().map(|t| t.map(|i| i - o)).collect(),
+                    s.surface.iter().map(|t| t.map(|i| i - first)).collect(),
+                    first - o,
                 )
             })
             .collect();
@@ -295,7 +299,8 @@ impl FrameWriter {
             }
             if model.output.ply {
                 let rel = format!("ply/{}_{frame:05}.ply", solid.name);
-                write_ply(&self.out_dir.join(&rel), &pts, &self.local[b].1, &[])?;
+                let (_, tris, first) = &self.local[b];
+                write_ply(&self.out_dir.join(&rel), &pts[*first..], tris, &[])?;
             }
         }
         if model.output.vtk {

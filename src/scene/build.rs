@@ -144,6 +144,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             ));
         };
         let mesh_err = |e: crate::mesh::MeshError| error_at(&file, &format!("{field}.mesh"), e.to_string());
+        let mut embedded_mesh = None;
         let mut mesh: TetMesh = match &spec.mesh {
             MeshSpec::Box { size, cells, wall } if *wall > 0.0 => {
                 procedural::hollow_box_tets(*size, *cells, *wall).map_err(mesh_err)?
@@ -162,6 +163,12 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                 let mut mesh = vtk_read::read_tet_mesh(&resolve_path(&loaded.base_dir, path)).map_err(mesh_err)?;
                 mesh.vertices.iter_mut().for_each(|x| *x *= *scale);
                 mesh
+            }
+            MeshSpec::Embedded { surface, scale, cage } => {
+                let e = super::embedded::read(loaded, &field, (surface, *scale), cage, density)?;
+                let cage = e.cage.clone();
+                embedded_mesh = Some(e);
+                cage
             }
         };
         let rot = Rotation3::from_matrix_unchecked(rotation_from_degrees(spec.rotation));
@@ -197,7 +204,10 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         };
         mesh.transform(&rot, &Vector3::from(spec.position));
         let offset = node_mass.len();
-        let masses = mesh.lumped_masses(density);
+        let masses = match &embedded_mesh {
+            Some(e) => e.masses.clone(),
+            None => mesh.lumped_masses(density),
+        };
         let total: f64 = masses.iter().sum();
         let centroid = mesh.vertices.iter().zip(&masses).map(|(x, m)| x * *m).sum::<Vector3<f64>>() / total;
         let omega = Vector3::from(spec.angular_velocity.map(f64::to_radians));
@@ -209,6 +219,26 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             node_body.push(b);
         }
         let global = |i: usize| i + offset;
+        // An embedded surface's nodes follow the cage's, massless (`model::Embedding`).
+        let embedding = embedded_mesh.as_ref().map(|e| {
+            let start = node_mass.len();
+            let surface = super::embedded::place(&e.cage, &e.places, &mesh.vertices);
+            for x in &surface {
+                let vel = Vector3::from(spec.velocity) + omega.cross(&(x - centroid));
+                q.extend_from_slice(x.as_slice());
+                v.extend_from_slice(vel.as_slice());
+                node_mass.push(0.0);
+                node_body.push(b);
+            }
+            let embedding = crate::model::Embedding {
+                nodes: start..node_mass.len(),
+                cage: e.places.iter().map(|(t, _)| mesh.tets[*t].map(global)).collect(),
+                weights: e.places.iter().map(|(_, w)| *w).collect(),
+                surface_volume: e.surface_volume,
+                cage_volume: mesh.volume(),
+            };
+            (embedding, surface)
+        });
         let elements: Vec<TetElement> = mesh
             .tets
             .iter()
@@ -228,7 +258,16 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             offset,
             &empty,
         )?;
-        let surface: Vec<[usize; 3]> = mesh.surface_triangles().into_iter().map(|t| t.map(global)).collect();
+        let (surface, surface_nodes): (Vec<[usize; 3]>, Vec<usize>) = match (&embedding, &embedded_mesh) {
+            (Some((emb, _)), Some(e)) => {
+                let first = emb.nodes.start;
+                (e.surface.triangles.iter().map(|t| t.map(|i| i + first)).collect(), emb.nodes.clone().collect())
+            }
+            _ => (
+                mesh.surface_triangles().into_iter().map(|t| t.map(global)).collect(),
+                mesh.surface_vertices().into_iter().map(global).collect(),
+            ),
+        };
         let volume = match &spec.volume {
             None => None,
             Some(vs) => {
@@ -247,6 +286,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         };
         let mut rest = vec![Vector3::zeros(); offset];
         rest.extend(mesh.vertices.iter().copied());
+        rest.extend(embedding.iter().flat_map(|(_, surface)| surface.iter().copied()));
         let structure = super::surface_structure::coefficients(
             spec.structure.as_ref(),
             spec.structure_field.as_ref(),
@@ -276,11 +316,12 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             nodes: offset..node_mass.len(),
             elements,
             surface,
-            surface_nodes: mesh.surface_vertices().into_iter().map(global).collect(),
+            surface_nodes,
             mass: total,
             volume,
             structure,
             surface_rest_area,
+            embedding: embedding.map(|(e, _)| e),
         });
     }
     let mut node_is_kinematic = vec![false; node_mass.len()];

@@ -668,6 +668,30 @@ pub enum MeshSpec {
         #[serde(default = "one")]
         scale: f64,
     },
+    /// A closed `.obj`/`.ply` surface (times `scale`) embedded in a cage of tetrahedra (004's
+    /// non-conforming solids, `Nonsmooth`): the cage carries elasticity and mass, the surface
+    /// rides in it at fixed barycentric weights and makes the contacts.
+    Embedded {
+        surface: String,
+        #[serde(default = "one")]
+        scale: f64,
+        cage: CageSpec,
+    },
+}
+
+/// The cage of an `Embedded` solid mesh.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum CageSpec {
+    /// The cubes of side `cell` (m) of a regular grid that the surface touches or encloses.
+    Grid { cell: f64 },
+    /// A `.vtk`/`.vtu` tet mesh (times `scale`, relative to the scene file) that contains every
+    /// surface vertex.
+    File {
+        path: String,
+        #[serde(default = "one")]
+        scale: f64,
+    },
 }
 
 pub fn one() -> f64 {

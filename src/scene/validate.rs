@@ -677,6 +677,9 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
         if let Some(red) = &b.reduced {
             reduced(c, s, &p, b, red);
         }
+        if matches!(b.mesh, MeshSpec::Embedded { .. }) {
+            embedded(c, s, &p, b);
+        }
     }
     let bodies = s.bodies.iter().enumerate().map(|(i, b)| (format!("bodies[{i}]"), b.name()));
     let colliders = s.colliders.iter().enumerate().map(|(i, col)| (format!("colliders[{i}]"), collider_name(col)));
@@ -1094,6 +1097,38 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
                 c.push(format!("{p}.path"), Some(format!("{path:?}")), format!("not a file ({})", full.display()));
             }
         }
+        MeshSpec::Embedded { surface, scale, cage } => {
+            c.positive(&format!("{p}.scale"), *scale, "");
+            file(c, &format!("{p}.surface"), surface, &["obj", "ply"], "a closed `.obj` or `.ply` surface", base_dir);
+            match cage {
+                // The count of cubes against the surface's size is checked when it is read.
+                CageSpec::Grid { cell } => c.positive(&format!("{p}.cage.cell"), *cell, " (m)"),
+                CageSpec::File { path, scale } => {
+                    c.positive(&format!("{p}.cage.scale"), *scale, "");
+                    file(c, &format!("{p}.cage.path"), path, &["vtk", "vtu"], "a `.vtk` or `.vtu` tet mesh", base_dir);
+                }
+            }
+        }
+    }
+}
+
+/// An embedded solid (004): the Newton nodal step of `Nonsmooth`, whose contact columns carry the
+/// surface's barycentric weights onto the cage; the cage's vertices are all its own unknowns.
+fn embedded(c: &mut Checks, s: &Scene, p: &str, b: &crate::scene::schema::SolidSpec) {
+    match &s.pipeline {
+        PipelineSpec::Nonsmooth(n) if n.nodal_integrator == crate::scene::schema::NodalIntegratorSpec::Admm => c.push(
+            format!("{p}.mesh"),
+            None,
+            "an embedded solid is stepped by the Newton nodal integrator: use `nodal_integrator: Newton`",
+        ),
+        PipelineSpec::Nonsmooth(_) => {}
+        _ => c.push(format!("{p}.mesh"), None, "an `Embedded` solid mesh needs `pipeline: Nonsmooth(..)`"),
+    }
+    if !b.kinematic.is_empty() {
+        c.push(format!("{p}.kinematic"), None, "an embedded solid takes no scripted or attached vertex sets (yet)");
+    }
+    if b.reduced.is_some() {
+        c.push(format!("{p}.reduced"), None, "an embedded solid cannot also be reduced");
     }
 }
 

@@ -39,6 +39,9 @@ enum Map {
     Root { root: u32, axis: u8 },
     /// Component `axis` of local node `node` of reduced body `body`: `(P_i u)_axis`.
     Reduced { body: u32, node: u32, axis: u8 },
+    /// Component `axis` of embedded surface node `node` (index into `Roots::embedded`): the
+    /// barycentric combination of its cage tet's corners.
+    Embedded { node: u32, axis: u8 },
 }
 
 /// One attached root.
@@ -63,10 +66,12 @@ pub(super) struct Roots {
     r: Vec<Vector3<f64>>,
     /// The reduced bodies' part of the map.
     pub reduced: ReducedNodes,
+    /// Per embedded surface node, per axis: its four `(reduced index, weight)` cage terms.
+    embedded: Vec<[[(usize, f64); 4]; 3]>,
 }
 
-/// Up to three `(reduced index, coefficient)` terms of one nodal unknown; `.1` of them are used.
-type Terms = ([(usize, f64); 3], usize);
+/// Up to four `(reduced index, coefficient)` terms of one nodal unknown; `.1` of them are used.
+type Terms = ([(usize, f64); 4], usize);
 
 impl Roots {
     /// The map for `model` with nodal free numbering `free` (`n_free` unknowns). Returns it, the
@@ -93,6 +98,18 @@ impl Roots {
             }
         }
         let on_reduced = super::reduced_nodes::node_bodies(model);
+        let mut on_embedded = vec![u32::MAX; model.node_count()];
+        let places: Vec<([usize; 4], [f64; 4])> = model
+            .solids
+            .iter()
+            .filter_map(|s| s.embedding.as_ref())
+            .flat_map(|e| e.nodes.clone().zip(e.cage.iter().zip(&e.weights)))
+            .enumerate()
+            .map(|(k, (node, (cage, w)))| {
+                on_embedded[node] = k as u32;
+                (*cage, *w)
+            })
+            .collect();
         let mut map = vec![Map::Free(0); n_free];
         let mut n = 0;
         for (d, &fi) in free.iter().enumerate() {
@@ -100,6 +117,10 @@ impl Roots {
                 continue;
             }
             let axis = (d % 3) as u8;
+            if on_embedded[d / 3] != u32::MAX {
+                map[fi] = Map::Embedded { node: on_embedded[d / 3], axis };
+                continue;
+            }
             map[fi] = match (root_of[d / 3], on_reduced[d / 3]) {
                 (_, Some((body, node))) => Map::Reduced { body, node, axis },
                 (u32::MAX, None) => {
@@ -127,12 +148,22 @@ impl Roots {
         }
         let r = vec![Vector3::zeros(); roots.len()];
         let (reduced, n_total) = ReducedNodes::new(model, n_total);
-        (Roots { map, roots, root_of, r, reduced }, rigid_off, n_total)
+        // Validation keeps scripted and attached vertex sets off embedded solids, so every cage
+        // node is an unknown of its own.
+        let own = |fi: usize| match map[fi] {
+            Map::Free(k) => k,
+            _ => unreachable!("an embedded surface's cage node is scripted or eliminated"),
+        };
+        let embedded = places
+            .iter()
+            .map(|(cage, w)| std::array::from_fn(|a| std::array::from_fn(|j| (own(free[3 * cage[j] + a]), w[j]))))
+            .collect();
+        (Roots { map, roots, root_of, r, reduced, embedded }, rigid_off, n_total)
     }
 
-    /// Whether no node rides on a body (no root, no reduced body).
+    /// Whether no node rides on a body or a cage (no root, no reduced body, no embedded surface).
     pub fn is_empty(&self) -> bool {
-        self.roots.is_empty() && self.reduced.is_empty()
+        self.roots.is_empty() && self.reduced.is_empty() && self.embedded.is_empty()
     }
 
     /// The body node `i` is a root of, if it is one.
@@ -151,7 +182,7 @@ impl Roots {
 
     /// Visits the terms of nodal free unknown `fi` in the reduced unknowns (row `fi` of `P`).
     #[inline]
-    fn for_terms(&self, fi: usize, mut f: impl FnMut(usize, f64)) {
+    pub fn for_terms(&self, fi: usize, mut f: impl FnMut(usize, f64)) {
         if let Map::Reduced { body, node, axis } = self.map[fi] {
             self.reduced.for_terms(body as usize, node as usize, axis as usize, f);
         } else {
@@ -164,14 +195,15 @@ impl Roots {
     #[inline]
     fn terms(&self, fi: usize) -> Terms {
         match self.map[fi] {
-            Map::Reduced { .. } => ([(0, 0.0); 3], 0),
-            Map::Free(k) => ([(k, 1.0), (0, 0.0), (0, 0.0)], 1),
+            Map::Reduced { .. } => ([(0, 0.0); 4], 0),
+            Map::Free(k) => ([(k, 1.0), (0, 0.0), (0, 0.0), (0, 0.0)], 1),
+            Map::Embedded { node, axis } => (self.embedded[node as usize][axis as usize], 4),
             Map::Root { root, axis } => {
                 let (a, off, r) = (axis as usize, self.roots[root as usize].off, self.r[root as usize]);
                 // Row `a` of `[1, −[r]×]`: (ω × r)_a = Σ_j (−[r]×)_{a j} ω_j, two non-zeros.
                 let (b, c) = ((a + 1) % 3, (a + 2) % 3);
                 // (ω × r)_a = ω_b r_c − ω_c r_b for the cyclic (a, b, c).
-                ([(off + a, 1.0), (off + 3 + b, r[c]), (off + 3 + c, -r[b])], 3)
+                ([(off + a, 1.0), (off + 3 + b, r[c]), (off + 3 + c, -r[b]), (0, 0.0)], 3)
             }
         }
     }
@@ -209,15 +241,6 @@ impl Roots {
     /// The reduced nodal entries of `vf` (nodal free numbering): the roots' dropped, the rest in order.
     pub fn restrict(&self, vf: &[f64], out: &mut Vec<f64>) {
         out.extend(vf.iter().zip(&self.map).filter_map(|(&x, m)| matches!(m, Map::Free(_)).then_some(x)));
-    }
-
-    /// The reduced index of nodal free unknown `fi`, `None` for a root's (eliminated).
-    #[inline]
-    pub fn reduced(&self, fi: usize) -> Option<usize> {
-        match self.map[fi] {
-            Map::Free(k) => Some(k),
-            Map::Root { .. } | Map::Reduced { .. } => None,
-        }
     }
 
     /// Nodal free unknown `fi` from reduced unknowns `p` (`(P p)_fi`).
@@ -269,8 +292,8 @@ impl Roots {
                 scripted = true;
                 continue;
             }
-            if matches!(self.map[free[3 * i]], Map::Reduced { .. }) {
-                // A reduced body deforms: its nodes' relative velocities are not fixed.
+            if matches!(self.map[free[3 * i]], Map::Reduced { .. } | Map::Embedded { .. }) {
+                // A reduced body or a cage deforms: its nodes' relative velocities are not fixed.
                 return true;
             }
             match self.body_of(i) {

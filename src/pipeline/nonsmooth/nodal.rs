@@ -1111,14 +1111,16 @@ impl NodalStep {
                 }
                 continue;
             }
+            // An unknown of its own (one term), or an embedded surface node's cage corners.
             for a in 0..3 {
-                for b in 0..3 {
-                    let val = wt * ct.frame[(a, b)];
-                    if val != 0.0 {
-                        let Some(row) = self.roots.reduced(self.free[3 * i + a]) else { continue };
-                        trip.push(Triplet::new(row, 3 * c + b, val));
+                self.roots.for_terms(self.free[3 * i + a], |row, coef| {
+                    for b in 0..3 {
+                        let val = wt * coef * ct.frame[(a, b)];
+                        if val != 0.0 {
+                            trip.push(Triplet::new(row, 3 * c + b, val));
+                        }
                     }
-                }
+                });
             }
         }
         for (b, blk) in ct.rigid.iter().flatten() {
