@@ -988,7 +988,9 @@ impl NodalStep {
             let off = self.roots.reduced.offset(b);
             vr[off..off + body.dofs()].copy_from_slice(&s.velocity());
         }
-        let total = Csc::try_new_from_triplets(self.n_total, self.n_total, &t).expect("indices within the unknowns");
+        // A counting sort by column: the whole system's triplets every Newton iteration (millions
+        // with embedded solids), where a sort of all of them cost most of the assembly.
+        let total = crate::dfcp::problem::csc_from_triplets(self.n_total, self.n_total, &t).expect("indices within the unknowns");
         (total, fr, vr)
     }
 
