@@ -990,7 +990,8 @@ impl NodalStep {
         }
         // A counting sort by column: the whole system's triplets every Newton iteration (millions
         // with embedded solids), where a sort of all of them cost most of the assembly.
-        let total = crate::dfcp::problem::csc_from_triplets(self.n_total, self.n_total, &t).expect("indices within the unknowns");
+        let total = crate::dfcp::problem::csc_from_triplets(self.n_total, self.n_total, &t)
+            .expect("indices within the unknowns");
         (total, fr, vr)
     }
 
