@@ -40,6 +40,7 @@ pub mod global_reduction;
 pub mod isotropic;
 pub mod lemke_st;
 pub mod local_admm;
+pub mod nl_ica;
 pub mod par_kernels;
 pub mod pgs_lcp;
 pub mod pgs_polygon;

@@ -1397,6 +1397,9 @@ pub enum DfcpSolverSpec {
     /// Nodal ADMM with matrix-free Gauss–Seidel projections on the global problem (004; cloth
     /// and rods only).
     Admm,
+    /// NL-ICA, 004's baseline: Otaduy 2009's nested relaxation of the global problem with an
+    /// exact one-contact solver (`dfcp::nl_ica`; solids, cloth and rods only).
+    NlIca,
 }
 
 impl DfcpSolverSpec {

@@ -1428,11 +1428,11 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
     }
     let rigid = s.bodies.iter().position(|b| matches!(b, BodySpec::Rigid(_)));
     let nodal = s.bodies.iter().any(|b| matches!(b, BodySpec::Solid(_) | BodySpec::Cloth(_) | BodySpec::Rods(_)));
-    if let (Some(r), DfcpSolverSpec::Admm, false) = (rigid, ns.solver, nodal) {
+    if let (Some(r), DfcpSolverSpec::Admm | DfcpSolverSpec::NlIca, false) = (rigid, ns.solver, nodal) {
         c.push(
             format!("{p}.solver"),
-            Some("Admm".into()),
-            format!("ADMM solves the global form of scenes with solids, cloth or rods; a scene of rigid bodies only (bodies[{r}]) needs a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp, PgsPolygon, Lemke, RegularisedLcp, Sqp or Auto"),
+            Some(format!("{:?}", ns.solver)),
+            format!("{:?} solves the global form of scenes with solids, cloth or rods; a scene of rigid bodies only (bodies[{r}]) needs a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp, PgsPolygon, Lemke, RegularisedLcp, Sqp or Auto", ns.solver),
         );
     }
     if let (RigidIntegratorSpec::Variational, true) = (ns.integrator, nodal) {

@@ -144,9 +144,9 @@ fn solve_unscaled(
         DfcpSolverSpec::Lemke { samples } => lemke_st::solve_with(p, r, u, opts, samples),
         DfcpSolverSpec::RegularisedLcp { samples } => regularised_lcp::solve_with(p, r, u, opts, samples),
         DfcpSolverSpec::Sqp { samples } => sqp::solve_with(p, r, u, opts, samples),
-        // Validation keeps the global-only solver away from local problems; should one arrive,
+        // Validation keeps the global-only solvers away from local problems; should one arrive,
         // the robust default answers it.
-        DfcpSolverSpec::Auto | DfcpSolverSpec::Admm => dispatch::auto(p, r, u, opts),
+        DfcpSolverSpec::Auto | DfcpSolverSpec::Admm | DfcpSolverSpec::NlIca => dispatch::auto(p, r, u, opts),
     }
 }
 

@@ -87,6 +87,9 @@ fn solve_global(
     if split.is_some() {
         anyhow::bail!("the ADMM integrator needs `solver: Admm`");
     }
+    if solver == DfcpSolverSpec::NlIca {
+        return Ok((crate::dfcp::nl_ica::solve(g, r, v, opts), 0.0));
+    }
     let red = Reduced::new(g)?;
     let mut u = vec![0.0; r.len()];
     // The local error bounds the global natural-map part; the equation part is at round-off
