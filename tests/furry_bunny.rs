@@ -1,6 +1,6 @@
 //! 004 §8.5's furry bunny (`scenes/furry_bunny.ron`, made by `scripts/furry_bunny.py`): a
 //! non-convex rigid critter with 182 rods of fur slides down a 30° ramp into a hanging cloth.
-//! About 5 minutes:
+//! About 7 minutes:
 //!     cargo test --release --test furry_bunny -- --ignored
 
 #[path = "support/scene_run.rs"]
@@ -15,7 +15,7 @@ use fricsim::rigid::RigidShape;
 /// its surface, which the penetration correction keeps within 0.1 mm where it settles; the
 /// bound leaves room for the fast first impact), and every step meets the tolerance 1e-4.
 #[test]
-#[ignore = "about 5 minutes: cargo test --release --test furry_bunny -- --ignored"]
+#[ignore = "about 7 minutes: cargo test --release --test furry_bunny -- --ignored"]
 fn the_furry_bunny_pushes_the_curtain_aside() {
     let mut s = scene_run::scene_file("furry_bunny.ron", &[]);
     let RigidShape::NonConvex(surface) = s.state.rigid[0].shape.clone() else { panic!("a non-convex bunny") };

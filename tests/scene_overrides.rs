@@ -161,7 +161,10 @@ fn wrong_types_and_non_finite_values() {
     let m = err(&["dt=(1.0"]);
     assert!(m.contains("--set dt=(1.0: `(1.0` is not a valid RON value"), "{m}");
     let m = err(&["materials.rubber.model=Hookean"]);
-    assert!(m.contains("unknown variant `Hookean`, expected one of `NeoHookean`, `StableNeoHookean`, `FixedCorotated`"), "{m}");
+    assert!(
+        m.contains("unknown variant `Hookean`, expected one of `NeoHookean`, `StableNeoHookean`, `FixedCorotated`"),
+        "{m}"
+    );
 }
 
 #[test]

@@ -704,15 +704,12 @@ fn reduced(c: &mut Checks, s: &Scene, p: &str, b: &crate::scene::schema::SolidSp
             format!("must be from 1 to {cap} for {what} (and at most the mesh's 3 x vertices - 6)"),
         );
     }
-    match &s.pipeline {
-        PipelineSpec::Nonsmooth(n) if n.nodal_integrator == crate::scene::schema::NodalIntegratorSpec::Admm => c.push(
-            format!("{p}.reduced"),
-            None,
-            "reduced solids are stepped by the Newton nodal integrator: use `nodal_integrator: Newton`",
-        ),
-        PipelineSpec::Nonsmooth(_) => {}
-        _ => c.push(format!("{p}.reduced"), None, "reduced solids need `pipeline: Nonsmooth(..)`"),
-    }
+    newton_nodal_only(
+        c,
+        s,
+        &format!("{p}.reduced"),
+        ("reduced solids are stepped", "reduced solids need `pipeline: Nonsmooth(..)`"),
+    );
     if !b.kinematic.is_empty() {
         c.push(
             format!("{p}.kinematic"),
@@ -1112,18 +1109,30 @@ fn mesh(c: &mut Checks, p: &str, m: &MeshSpec, base_dir: &Path) {
     }
 }
 
+/// Bodies that only the Newton nodal step of `Nonsmooth` takes (their nodes are eliminated onto
+/// other unknowns): `stepped` names them in the message against the ADMM integrator, `elsewhere`
+/// is the message for any other pipeline.
+fn newton_nodal_only(c: &mut Checks, s: &Scene, field: &str, (stepped, elsewhere): (&str, &str)) {
+    match &s.pipeline {
+        PipelineSpec::Nonsmooth(n) if n.nodal_integrator == crate::scene::schema::NodalIntegratorSpec::Admm => c.push(
+            field.to_string(),
+            None,
+            format!("{stepped} by the Newton nodal integrator: use `nodal_integrator: Newton`"),
+        ),
+        PipelineSpec::Nonsmooth(_) => {}
+        _ => c.push(field.to_string(), None, elsewhere),
+    }
+}
+
 /// An embedded solid (004): the Newton nodal step of `Nonsmooth`, whose contact columns carry the
 /// surface's barycentric weights onto the cage; the cage's vertices are all its own unknowns.
 fn embedded(c: &mut Checks, s: &Scene, p: &str, b: &crate::scene::schema::SolidSpec) {
-    match &s.pipeline {
-        PipelineSpec::Nonsmooth(n) if n.nodal_integrator == crate::scene::schema::NodalIntegratorSpec::Admm => c.push(
-            format!("{p}.mesh"),
-            None,
-            "an embedded solid is stepped by the Newton nodal integrator: use `nodal_integrator: Newton`",
-        ),
-        PipelineSpec::Nonsmooth(_) => {}
-        _ => c.push(format!("{p}.mesh"), None, "an `Embedded` solid mesh needs `pipeline: Nonsmooth(..)`"),
-    }
+    newton_nodal_only(
+        c,
+        s,
+        &format!("{p}.mesh"),
+        ("an embedded solid is stepped", "an `Embedded` solid mesh needs `pipeline: Nonsmooth(..)`"),
+    );
     if !b.kinematic.is_empty() {
         c.push(format!("{p}.kinematic"), None, "an embedded solid takes no scripted or attached vertex sets (yet)");
     }

@@ -1,6 +1,9 @@
 //! Rod roots and attached regions riding on dynamic rigid bodies (`attach_to` naming a dynamic
 //! body) in the nodal step; "roots" below are both. The nodes of reduced bodies are eliminated
-//! by the same map onto their bodies' `6 + r` unknowns (`reduced_nodes`).
+//! by the same map onto their bodies' `6 + r` unknowns (`reduced_nodes`), and the nodes of an
+//! embedded surface onto their cage tet's four corners (`model::Embedding`: the row of `P` is
+//! the barycentric weights; such a node has no mass and no element, so its own rows of `A` are
+//! zero and only its contacts reach the cage).
 //!
 //! A root is rigidly attached to its body at the body-frame offset `r_b` (from the scene
 //! placement), so its velocity is not an unknown: `v_root = V + ω × r` with `r = R r_b`, `R` the
