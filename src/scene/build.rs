@@ -97,6 +97,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
     let mut solids = Vec::new();
     let (mut reduced, mut reduced_state) = (Vec::new(), Vec::new());
     let mut reduced_models = std::collections::HashMap::new();
+    let mut embedded_meshes = std::collections::HashMap::new();
     let (mut kinematic, mut attached) = (Vec::new(), Vec::new());
     let mut rigids = Vec::new();
     let mut rigid_state = Vec::new();
@@ -165,7 +166,17 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                 mesh
             }
             MeshSpec::Embedded { surface, scale, cage } => {
-                let e = super::embedded::read(loaded, &field, (surface, *scale), cage, density)?;
+                // Built once per surface, cage and density: bodies of one mesh share it.
+                let key = format!("{surface:?} {scale} {cage:?} {density} {:?}", loaded.base_dir);
+                let e = match embedded_meshes.get(&key) {
+                    Some(e) => std::sync::Arc::clone(e),
+                    None => {
+                        let e = super::embedded::read(loaded, &field, (surface, *scale), cage, density)?;
+                        let e = std::sync::Arc::new(e);
+                        embedded_meshes.insert(key, std::sync::Arc::clone(&e));
+                        e
+                    }
+                };
                 let cage = e.cage.clone();
                 embedded_mesh = Some(e);
                 cage
