@@ -56,11 +56,8 @@ fn four_bunnies_land_in_the_bin_without_tunnelling() {
             let off = e
                 .nodes
                 .clone()
-                .zip(e.cage.iter().zip(&e.weights))
-                .map(|(i, (c, w))| {
-                    let x: nalgebra::Vector3<f64> = (0..4).map(|j| node(&s.state.q, c[j]) * w[j]).sum();
-                    (node(&s.state.q, i) - x).norm()
-                })
+                .enumerate()
+                .map(|(k, i)| (node(&s.state.q, i) - e.on_cage(&s.state.q, k)).norm())
                 .fold(0.0, f64::max);
             // A linear map moved by h v each step: round-off of coordinates ~0.3 m.
             assert!(off < 1e-14, "{}: surface off its cage by {off:e}", solid.name);

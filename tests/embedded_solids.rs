@@ -73,11 +73,8 @@ fn off_the_cage(s: &Simulation) -> f64 {
     let e = s.model.solids[0].embedding.as_ref().expect("embedded");
     e.nodes
         .clone()
-        .zip(e.cage.iter().zip(&e.weights))
-        .map(|(i, (c, w))| {
-            let x: nalgebra::Vector3<f64> = (0..4).map(|j| node(&s.state.q, c[j]) * w[j]).sum();
-            (node(&s.state.q, i) - x).norm()
-        })
+        .enumerate()
+        .map(|(k, i)| (node(&s.state.q, i) - e.on_cage(&s.state.q, k)).norm())
         .fold(0.0, f64::max)
 }
 

@@ -17,7 +17,7 @@
 //! the global natural map of the returned iterate, measured every iteration.
 
 use super::problem::{Csc, GlobalProblem};
-use super::residual::global_error;
+use super::residual::{GlobalErrorWork, global_error_with};
 use super::solver::{SolveReport, SolverOptions};
 use crate::friction::cone::Cone;
 use crate::friction::local_solver::solve_contact;
@@ -37,7 +37,8 @@ pub fn solve(g: &GlobalProblem, r: &mut [f64], v: &mut [f64], opts: &SolverOptio
             hr[*i] += h[0] * r[3 * c] + h[1] * r[3 * c + 1] + h[2] * r[3 * c + 2];
         }
     }
-    let mut err = global_error(g, r, v);
+    let mut work = GlobalErrorWork::default();
+    let mut err = global_error_with(g, r, v, &mut work);
     let (mut it, mut reason) = (0, "iteration limit");
     while it < opts.max_iter {
         if let Some(why) = opts.stop_reason(err.total, start) {
@@ -49,7 +50,7 @@ pub fn solve(g: &GlobalProblem, r: &mut [f64], v: &mut [f64], opts: &SolverOptio
         for (c, rows) in columns.iter().enumerate() {
             sweep_contact(c, rows, &blocks[c], &g.cones[c], (g.w.as_slice(), &diag), (r, v, &mut hr));
         }
-        err = global_error(g, r, v);
+        err = global_error_with(g, r, v, &mut work);
         if !err.total.is_finite() {
             reason = "diverged (non-finite iterate)";
             break;

@@ -139,18 +139,6 @@ pub fn occupancy(cage: &TetMesh, surface: &SurfaceMesh) -> Vec<f64> {
         .collect()
 }
 
-/// The volume a closed, outward-oriented surface encloses (divergence theorem).
-pub fn enclosed_volume(surface: &SurfaceMesh) -> f64 {
-    surface
-        .triangles
-        .iter()
-        .map(|t| {
-            let [a, b, c] = t.map(|i| surface.vertices[i]);
-            a.dot(&b.cross(&c)) / 6.0
-        })
-        .sum()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,7 +170,7 @@ mod tests {
     #[test]
     fn a_cube_in_its_cage_reproduces_its_vertices_and_volume() {
         let s = cube(0.1, Vector3::new(0.3, -0.2, 0.05));
-        assert!((enclosed_volume(&s) - 1e-3).abs() < 1e-15);
+        assert!((crate::rigid::mass::polyhedron(&s.vertices, &s.triangles, 1.0).mass - 1e-3).abs() < 1e-15);
         let cage = voxel_cage(&s, 0.03).unwrap();
         let emb = embed(&cage, &s.vertices).unwrap();
         for (p, (t, w)) in s.vertices.iter().zip(&emb) {

@@ -64,6 +64,13 @@ pub struct Embedding {
     pub cage_volume: f64,
 }
 
+impl Embedding {
+    /// Where the cage at positions `x` puts surface node `nodes.start + k`: `Σ_j b_j x_j`.
+    pub fn on_cage(&self, x: &[f64], k: usize) -> Vector3<f64> {
+        (0..4).map(|j| node(x, self.cage[k][j]) * self.weights[k][j]).sum()
+    }
+}
+
 impl Solid {
     pub fn node_count(&self) -> usize {
         self.nodes.len()

@@ -233,7 +233,15 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         // An embedded surface's nodes follow the cage's, massless (`model::Embedding`).
         let embedding = embedded_mesh.as_ref().map(|e| {
             let start = node_mass.len();
-            let surface = super::embedded::place(&e.cage, &e.places, &mesh.vertices);
+            let embedding = crate::model::Embedding {
+                nodes: start..start + e.places.len(),
+                cage: e.places.iter().map(|(t, _)| mesh.tets[*t].map(global)).collect(),
+                weights: e.places.iter().map(|(_, w)| *w).collect(),
+                surface_volume: e.surface_volume,
+                cage_volume: mesh.volume(),
+            };
+            // Placed by the cage just pushed, exactly as the nodal step keeps them.
+            let surface: Vec<Vector3<f64>> = (0..e.places.len()).map(|k| embedding.on_cage(&q, k)).collect();
             for x in &surface {
                 let vel = Vector3::from(spec.velocity) + omega.cross(&(x - centroid));
                 q.extend_from_slice(x.as_slice());
@@ -241,13 +249,6 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                 node_mass.push(0.0);
                 node_body.push(b);
             }
-            let embedding = crate::model::Embedding {
-                nodes: start..node_mass.len(),
-                cage: e.places.iter().map(|(t, _)| mesh.tets[*t].map(global)).collect(),
-                weights: e.places.iter().map(|(_, w)| *w).collect(),
-                surface_volume: e.surface_volume,
-                cage_volume: mesh.volume(),
-            };
             (embedding, surface)
         });
         let elements: Vec<TetElement> = mesh

@@ -4,10 +4,9 @@
 
 use super::schema::CageSpec;
 use super::{LoadedScene, SceneError, error_at, resolve_path};
-use crate::mesh::embedding::{embed, enclosed_volume, occupancy, voxel_cage};
+use crate::mesh::embedding::{embed, occupancy, voxel_cage};
 use crate::mesh::{TetMesh, tet::signed_volume, vtk_read};
 use crate::rigid::SurfaceMesh;
-use nalgebra::Vector3;
 
 /// A cage tet's mass counts at least this fraction of a full tet's: a tet the surface barely
 /// enters would otherwise give its corner nodes almost no mass against the whole tet's
@@ -36,9 +35,7 @@ pub fn read(
 ) -> Result<EmbeddedMesh, SceneError> {
     let file = &loaded.path;
     let full = resolve_path(&loaded.base_dir, surface);
-    let mut mesh = crate::mesh::read_tri_mesh(&full)
-        .map_err(|e| error_at(file, &format!("{field}.mesh.surface"), e.to_string()))?;
-    mesh.vertices.iter_mut().for_each(|v| *v *= scale);
+    let mesh = super::rigid::read_mesh(loaded, &format!("{field}.mesh.surface"), surface, scale)?;
     let surface = SurfaceMesh::new(mesh.vertices, mesh.triangles).map_err(|e| {
         error_at(
             file,
@@ -63,7 +60,8 @@ pub fn read(
     let places = embed(&cage_mesh, &surface.vertices).map_err(|e| {
         error_at(file, &format!("{field}.mesh.cage"), format!("{e}: the cage must contain the whole surface"))
     })?;
-    let surface_volume = enclosed_volume(&surface);
+    // The exact polyhedral integrals at unit density: the mass is the volume.
+    let surface_volume = crate::rigid::mass::polyhedron(&surface.vertices, &surface.triangles, 1.0).mass;
     let masses = lumped_masses(&cage_mesh, &occupancy(&cage_mesh, &surface), density * surface_volume);
     Ok(EmbeddedMesh { cage: cage_mesh, surface, places, masses, surface_volume })
 }
@@ -79,9 +77,4 @@ fn lumped_masses(cage: &TetMesh, occupancy: &[f64], total: f64) -> Vec<f64> {
     let scale = total / m.iter().sum::<f64>();
     m.iter_mut().for_each(|x| *x *= scale);
     m
-}
-
-/// The surface's vertices placed by the cage's positions `x` (any frame): `Σ b_j x_j`.
-pub fn place(cage: &TetMesh, places: &[(usize, [f64; 4])], x: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
-    places.iter().map(|(t, w)| (0..4).map(|j| x[cage.tets[*t][j]] * w[j]).sum()).collect()
 }

@@ -43,7 +43,7 @@ fn shape(
             }
         },
         RigidShapeSpec::Mesh { path, scale } => {
-            let mesh = read_mesh(loaded, field, path, *scale)?;
+            let mesh = read_mesh(loaded, &format!("{field}.shape.path"), path, *scale)?;
             let full = super::resolve_path(&loaded.base_dir, path);
             let closed = SurfaceMesh::new(mesh.vertices.clone(), mesh.triangles.clone()).map_err(|e| {
                 error_at(
@@ -68,11 +68,10 @@ fn shape(
     Ok((shape, None))
 }
 
-/// A `.ply`/`.obj` surface mesh of the scene, scaled.
-fn read_mesh(loaded: &LoadedScene, field: &str, path: &str, scale: f64) -> Result<TriMesh, SceneError> {
+/// A `.ply`/`.obj` surface mesh of the scene, scaled; a read error names field `at`.
+pub(super) fn read_mesh(loaded: &LoadedScene, at: &str, path: &str, scale: f64) -> Result<TriMesh, SceneError> {
     let full = super::resolve_path(&loaded.base_dir, path);
-    let mut mesh = crate::mesh::read_tri_mesh(&full)
-        .map_err(|e| error_at(&loaded.path, &format!("{field}.shape.path"), e.to_string()))?;
+    let mut mesh = crate::mesh::read_tri_mesh(&full).map_err(|e| error_at(&loaded.path, at, e.to_string()))?;
     mesh.vertices.iter_mut().for_each(|v| *v *= scale);
     Ok(mesh)
 }
