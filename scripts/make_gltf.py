@@ -6,6 +6,7 @@ WEIGHTS_0 per vertex, and named animation clips.
     python3 scripts/make_gltf.py arm  OUT_DIR   # the two-bone arm of tests/animated_gltf.rs
     python3 scripts/make_gltf.py turntable OUT_DIR  # a plate turning at 3 rad/s (tests/animated_gltf.rs)
     python3 scripts/make_gltf.py pincer OUT_DIR  # a two-jaw gripper that closes and lifts (000 E8)
+    python3 scripts/make_gltf.py thumb OUT_DIR   # a two-bone thumb that presses and drags (000 Fig. 14)
 
 `arm` writes arm.gltf (buffer embedded as base64), arm.glb (binary) and arm_external.gltf with
 arm.bin beside it, all the same content:
@@ -283,8 +284,108 @@ def pincer(out):
     write_all(b, gltf, out, "pincer", glb_only=True)
 
 
+def capsule(length, radius, around, step):
+    """A capsule along +x from x = 0 (a hemisphere centred there) to x = `length` (a hemisphere
+    centred there), radius `radius`, `around` vertices per ring, rings about `step` apart along
+    the body and over the caps; outward triangles."""
+    rings = []  # (x, ring radius)
+    ncap = max(2, round(0.5 * math.pi * radius / step))
+    for k in range(1, ncap):  # the base cap, pole excluded
+        a = 0.5 * math.pi * (1 - k / ncap)
+        rings.append((-radius * math.sin(a), radius * math.cos(a)))
+    nbody = max(1, round(length / step))
+    rings += [(length * k / nbody, radius) for k in range(nbody + 1)]
+    for k in range(1, ncap):
+        a = 0.5 * math.pi * k / ncap
+        rings.append((length + radius * math.sin(a), radius * math.cos(a)))
+    verts = [(-radius, 0.0, 0.0)]
+    for x, r in rings:
+        verts += [(x, r * math.cos(2 * math.pi * j / around), r * math.sin(2 * math.pi * j / around))
+                  for j in range(around)]
+    verts.append((length + radius, 0.0, 0.0))
+    tris = []
+    ring = lambda i, j: 1 + i * around + j % around
+    for j in range(around):  # the base pole faces -x
+        tris.append((0, ring(0, j + 1), ring(0, j)))
+    for i in range(len(rings) - 1):
+        for j in range(around):
+            a, b, c, d = ring(i, j), ring(i, j + 1), ring(i + 1, j + 1), ring(i + 1, j)
+            tris += [(a, b, c), (a, c, d)]
+    tip = len(verts) - 1
+    for j in range(around):
+        tris.append((tip, ring(len(rings) - 1, j), ring(len(rings) - 1, j + 1)))
+    return verts, tris
+
+
+def quat_z(deg):
+    a = math.radians(deg) / 2
+    return (0.0, 0.0, math.sin(a), math.cos(a))
+
+
+def thumb(out):
+    """A thumb (000 Fig. 14, pressing and dragging): a capsule of radius 1 cm along +x, 6 cm
+    between its cap centres, on two bones, "Proximal" (the hand, at the origin) and "Distal" (the
+    joint, 3 cm along x); the skin blends from the proximal bone to the distal one over
+    x = 2..4 cm, as a knuckle does; triangles about 2.5 mm; glTF's +y-up axes. The hand holds the
+    thumb pointing 10 degrees down, its pad (the tip cap's lowest point) 1 cm above y = 0 at rest.
+    Clip "PressDrag": over 0.3 s the hand lowers and the distal joint flexes 10 degrees, bringing
+    the pad 3 mm below y = 0 (into what lies there); then, flexed, the hand drags 2 cm along +x
+    from 0.3 to 1.0 s and holds to 1.2 s."""
+    b = Builder()
+    radius, length, knuckle = 0.01, 0.06, 0.03
+    verts, tris = capsule(length, radius, 24, 0.0025)
+    blend = lambda x: min(1.0, max(0.0, (x - 0.02) / 0.02))
+    joints = [(0, 1, 0, 0)] * len(verts)
+    weights = [(1.0 - blend(v[0]), blend(v[0]), 0.0, 0.0) for v in verts]
+    prim = {
+        "attributes": {
+            "POSITION": b.accessor(verts, FLOAT, "VEC3", minmax=True),
+            "JOINTS_0": b.accessor(joints, UBYTE, "VEC4"),
+            "WEIGHTS_0": b.accessor(weights, FLOAT, "VEC4"),
+        },
+        "indices": b.accessor([i for t in tris for i in t], USHORT, "SCALAR"),
+        "mode": 4,
+    }
+    ibm = b.accessor([tuple(column_major(translation(0, 0, 0))),
+                      tuple(column_major(translation(-knuckle, 0, 0)))], FLOAT, "MAT4")
+
+    def keys(times, values, kind):
+        t = b.accessor(times, FLOAT, "SCALAR")
+        b.accessors[t]["min"], b.accessors[t]["max"] = [times[0]], [times[-1]]
+        return t, b.accessor(values, FLOAT, kind)
+
+    # The pad's lowest point is the tip cap's, `radius` below its centre: 1 cm above y = 0 at
+    # rest, 3 mm below it once the hand has lowered by `press` and the distal bone has flexed.
+    tilt, flex = 10.0, 10.0
+    sin = lambda deg: math.sin(math.radians(deg))
+    y0 = 0.01 + radius + knuckle * sin(tilt) + (length - knuckle) * sin(tilt)
+    press = 0.013 - (length - knuckle) * (sin(tilt + flex) - sin(tilt))
+    samplers, channels = [], []
+    t, v = keys([0.0, 0.3, 1.0, 1.2], [(0, y0, 0), (0, y0 - press, 0), (0.02, y0 - press, 0), (0.02, y0 - press, 0)],
+                "VEC3")
+    samplers.append({"input": t, "output": v, "interpolation": "LINEAR"})
+    channels.append({"sampler": 0, "target": {"node": 0, "path": "translation"}})
+    t, v = keys([0.0, 0.3, 1.2], [quat_z(0.0), quat_z(-flex), quat_z(-flex)], "VEC4")
+    samplers.append({"input": t, "output": v, "interpolation": "LINEAR"})
+    channels.append({"sampler": 1, "target": {"node": 2, "path": "rotation"}})
+    gltf = {
+        "scene": 0,
+        "scenes": [{"nodes": [0, 3]}],
+        "nodes": [
+            {"name": "Hand", "translation": [0, y0, 0], "children": [1]},
+            {"name": "Proximal", "rotation": list(quat_z(-tilt)), "children": [2]},
+            {"name": "Distal", "translation": [knuckle, 0, 0]},
+            {"name": "Thumb", "mesh": 0, "skin": 0},
+        ],
+        "meshes": [{"name": "Thumb", "primitives": [prim]}],
+        "skins": [{"joints": [1, 2], "inverseBindMatrices": ibm}],
+        "animations": [{"name": "PressDrag", "samplers": samplers, "channels": channels}],
+    }
+    write_all(b, gltf, out, "thumb", glb_only=True)
+
+
 def main():
-    makers = {"arm": arm, "turntable": turntable, "pincer": pincer}
+    makers = {"arm": arm, "turntable": turntable, "pincer": pincer, "thumb": thumb}
     if len(sys.argv) != 3 or sys.argv[1] not in makers:
         sys.exit(__doc__)
     makers[sys.argv[1]](sys.argv[2])
