@@ -60,7 +60,7 @@ fn run(overrides: &[&str]) -> (f64, f64, usize, f64) {
         let st = s.step().expect("finite state");
         failed += (!st.converged) as usize;
         let r = roughness(&grid, &q0, &s.state.q);
-        if std::env::var("THUMB_TRACE").is_ok() && s.state.step % 5 == 0 {
+        if std::env::var("THUMB_TRACE").is_ok() && s.state.step.is_multiple_of(5) {
             let (normal, friction) = s.pipeline.contact_forces(&s.model, &s.state);
             let norm = |f: &[f64]| f.chunks(3).map(|c| (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt()).sum::<f64>();
             let fx: f64 = friction.chunks(3).map(|c| c[0]).sum();
@@ -122,10 +122,10 @@ fn drag(mu: f64) -> (f64, f64, f64) {
 /// - after 0.5 s the pad slides: Σ|f| / Σ|n| reaches μ within 0.5 % (measured 0.80000 at
 ///   0.70 s, where every contact vertex slides; in between some stick, and it dips to 0.75);
 /// - the gel's top surface is dragged along by a mean 1.7 mm (asserted > 1 mm).
+///
 /// Frictionless (μ = 0) there is no friction force (the same excess bound holds with μ = 0) and
 /// the mean drag is 0.045 mm, the asymmetry of an indentation moving with the thumb (asserted
-/// under 0.1 mm, a twentieth of the frictional drag's).
-/// The two runs go in parallel.
+/// under 0.1 mm, a twentieth of the frictional drag's). The two runs go in parallel.
 #[test]
 fn the_thumb_drags_the_gel_by_friction_within_the_cone() {
     let (with, without) = std::thread::scope(|scope| {
@@ -146,8 +146,12 @@ fn the_thumb_drags_the_gel_by_friction_within_the_cone() {
     assert!(without.2.abs() < 1e-4, "frictionless, the surface was dragged by {} m", without.2);
 }
 
+/// The forwarding ablation: the roughness with forwarding on and off under both Delassus
+/// operators (README, "The thumb"). `THUMB_ONLY=Mass-false` (operator-forwarding) runs one
+/// variant; `THUMB_TRACE=1` prints the roughness, the contact forces and the mean drag every 5
+/// steps. With `Mass` the predictor fails from about 0.46 s on (README); those steps are counted.
 #[test]
-#[ignore = "the four variants, about 4 min: cargo test --release --test thumb_drag -- --ignored"]
+#[ignore = "the four variants, 4 min with Stiffness and much longer with Mass: cargo test --release --test thumb_drag -- --ignored --nocapture"]
 fn thumb_forwarding_study() {
     let only = std::env::var("THUMB_ONLY").unwrap_or_default();
     for delassus in ["Stiffness", "Mass"] {
