@@ -50,6 +50,24 @@ class Builder:
         self.accessors.append(acc)
         return len(self.accessors) - 1
 
+    def primitive(self, verts, tris, joints, weights):
+        """A skinned triangle primitive: positions, JOINTS_0, WEIGHTS_0 and indices."""
+        return {
+            "attributes": {
+                "POSITION": self.accessor(verts, FLOAT, "VEC3", minmax=True),
+                "JOINTS_0": self.accessor(joints, UBYTE, "VEC4"),
+                "WEIGHTS_0": self.accessor(weights, FLOAT, "VEC4"),
+            },
+            "indices": self.accessor([i for t in tris for i in t], USHORT, "SCALAR"),
+            "mode": 4,
+        }
+
+    def keys(self, times, values, kind):
+        """An animation sampler's input (times, with their bounds) and output accessors."""
+        t = self.accessor(times, FLOAT, "SCALAR")
+        self.accessors[t]["min"], self.accessors[t]["max"] = [times[0]], [times[-1]]
+        return t, self.accessor(values, FLOAT, kind)
+
     def document(self, gltf, uri):
         gltf = dict(gltf)
         gltf["asset"] = {"version": "2.0", "generator": "fricsim scripts/make_gltf.py"}
@@ -122,24 +140,12 @@ def arm(out):
             tris += [(n - 4, n - 2, n - 3), (n - 4, n - 1, n - 2)]  # facing +x
         joints = [(0, 1, 0, 0) if v[0] == 1.0 else ((0, 0, 0, 0) if v[0] < 1.0 else (1, 0, 0, 0)) for v in verts]
         weights = [(0.5, 0.5, 0, 0) if v[0] == 1.0 else (1.0, 0, 0, 0) for v in verts]
-        prims.append({
-            "attributes": {
-                "POSITION": b.accessor(verts, FLOAT, "VEC3", minmax=True),
-                "JOINTS_0": b.accessor(joints, UBYTE, "VEC4"),
-                "WEIGHTS_0": b.accessor(weights, FLOAT, "VEC4"),
-            },
-            "indices": b.accessor([i for t in tris for i in t], USHORT, "SCALAR"),
-            "mode": 4,
-        })
+        prims.append(b.primitive(verts, tris, joints, weights))
     ibm = b.accessor([tuple(column_major(translation(0, -y0, 0))), tuple(column_major(translation(-1, -y0, 0)))],
                      FLOAT, "MAT4")
     s = math.sqrt(0.5)
-    bend_t = b.accessor([0.0, 1.0], FLOAT, "SCALAR")
-    b.accessors[bend_t]["min"], b.accessors[bend_t]["max"] = [0.0], [1.0]
-    bend_q = b.accessor([(0, 0, 0, 1), (0, 0, s, s)], FLOAT, "VEC4")
-    lift_t = b.accessor([0.0, 2.0], FLOAT, "SCALAR")
-    b.accessors[lift_t]["min"], b.accessors[lift_t]["max"] = [0.0], [2.0]
-    lift_x = b.accessor([(0, y0, 0), (0, y0 + 1, 0)], FLOAT, "VEC3")
+    bend_t, bend_q = b.keys([0.0, 1.0], [(0, 0, 0, 1), (0, 0, s, s)], "VEC4")
+    lift_t, lift_x = b.keys([0.0, 2.0], [(0, y0, 0), (0, y0 + 1, 0)], "VEC3")
     gltf = {
         "scene": 0,
         "scenes": [{"nodes": [0, 3]}],
@@ -168,20 +174,10 @@ def turntable(out):
     b = Builder()
     omega = 3.0
     verts = [(-0.4, -0.4, 0.0), (0.4, -0.4, 0.0), (0.4, 0.4, 0.0), (-0.4, 0.4, 0.0)]
-    prim = {
-        "attributes": {
-            "POSITION": b.accessor(verts, FLOAT, "VEC3", minmax=True),
-            "JOINTS_0": b.accessor([(0, 0, 0, 0)] * 4, UBYTE, "VEC4"),
-            "WEIGHTS_0": b.accessor([(1.0, 0, 0, 0)] * 4, FLOAT, "VEC4"),
-        },
-        "indices": b.accessor([0, 1, 2, 0, 2, 3], USHORT, "SCALAR"),
-        "mode": 4,
-    }
+    prim = b.primitive(verts, [(0, 1, 2), (0, 2, 3)], [(0, 0, 0, 0)] * 4, [(1.0, 0, 0, 0)] * 4)
     times = [k * (math.pi / 2) / omega for k in range(5)]
-    t = b.accessor(times, FLOAT, "SCALAR")
-    b.accessors[t]["min"], b.accessors[t]["max"] = [times[0]], [times[-1]]
     quats = [(0.0, 0.0, math.sin(k * math.pi / 4), math.cos(k * math.pi / 4)) for k in range(5)]
-    q = b.accessor(quats, FLOAT, "VEC4")
+    t, q = b.keys(times, quats, "VEC4")
     gltf = {
         "scene": 0,
         "scenes": [{"nodes": [0, 1]}],
@@ -243,29 +239,16 @@ def pincer(out):
     prims = []
     for j, sign in enumerate((-1.0, 1.0)):
         verts, tris = fine_box((sign * 0.055, 0.0, 0.0), (0.01, 0.075, 0.02), 0.005)
-        prims.append({
-            "attributes": {
-                "POSITION": b.accessor(verts, FLOAT, "VEC3", minmax=True),
-                "JOINTS_0": b.accessor([(j, 0, 0, 0)] * len(verts), UBYTE, "VEC4"),
-                "WEIGHTS_0": b.accessor([(1.0, 0, 0, 0)] * len(verts), FLOAT, "VEC4"),
-            },
-            "indices": b.accessor([i for t in tris for i in t], USHORT, "SCALAR"),
-            "mode": 4,
-        })
+        prims.append(b.primitive(verts, tris, [(j, 0, 0, 0)] * len(verts), [(1.0, 0, 0, 0)] * len(verts)))
     ibm = b.accessor([tuple(column_major(translation(0, 0, 0)))] * 2, FLOAT, "MAT4")
-
-    def keys(times, values, kind="VEC3"):
-        t = b.accessor(times, FLOAT, "SCALAR")
-        b.accessors[t]["min"], b.accessors[t]["max"] = [times[0]], [times[-1]]
-        return t, b.accessor(values, FLOAT, kind)
 
     close = 0.016
     samplers, channels = [], []
     for j, sign in enumerate((-1.0, 1.0)):
-        t, v = keys([0.0, 0.4], [(0, 0, 0), (-sign * close, 0, 0)])
+        t, v = b.keys([0.0, 0.4], [(0, 0, 0), (-sign * close, 0, 0)], "VEC3")
         samplers.append({"input": t, "output": v, "interpolation": "LINEAR"})
         channels.append({"sampler": len(samplers) - 1, "target": {"node": 1 + j, "path": "translation"}})
-    t, v = keys([0.0, 0.5, 1.0, 1.2], [(0, 0, 0), (0, 0, 0), (0, 0.05, 0), (0, 0.05, 0)])
+    t, v = b.keys([0.0, 0.5, 1.0, 1.2], [(0, 0, 0), (0, 0, 0), (0, 0.05, 0), (0, 0.05, 0)], "VEC3")
     samplers.append({"input": t, "output": v, "interpolation": "LINEAR"})
     channels.append({"sampler": len(samplers) - 1, "target": {"node": 0, "path": "translation"}})
     gltf = {
@@ -337,22 +320,9 @@ def thumb(out):
     blend = lambda x: min(1.0, max(0.0, (x - 0.02) / 0.02))
     joints = [(0, 1, 0, 0)] * len(verts)
     weights = [(1.0 - blend(v[0]), blend(v[0]), 0.0, 0.0) for v in verts]
-    prim = {
-        "attributes": {
-            "POSITION": b.accessor(verts, FLOAT, "VEC3", minmax=True),
-            "JOINTS_0": b.accessor(joints, UBYTE, "VEC4"),
-            "WEIGHTS_0": b.accessor(weights, FLOAT, "VEC4"),
-        },
-        "indices": b.accessor([i for t in tris for i in t], USHORT, "SCALAR"),
-        "mode": 4,
-    }
+    prim = b.primitive(verts, tris, joints, weights)
     ibm = b.accessor([tuple(column_major(translation(0, 0, 0))),
                       tuple(column_major(translation(-knuckle, 0, 0)))], FLOAT, "MAT4")
-
-    def keys(times, values, kind):
-        t = b.accessor(times, FLOAT, "SCALAR")
-        b.accessors[t]["min"], b.accessors[t]["max"] = [times[0]], [times[-1]]
-        return t, b.accessor(values, FLOAT, kind)
 
     # The pad's lowest point is the tip cap's, `radius` below its centre: 1 cm above y = 0 at
     # rest, 3 mm below it once the hand has lowered by `press` and the distal bone has flexed.
@@ -361,11 +331,11 @@ def thumb(out):
     y0 = 0.01 + radius + knuckle * sin(tilt) + (length - knuckle) * sin(tilt)
     press = 0.013 - (length - knuckle) * (sin(tilt + flex) - sin(tilt))
     samplers, channels = [], []
-    t, v = keys([0.0, 0.3, 1.0, 1.2], [(0, y0, 0), (0, y0 - press, 0), (0.02, y0 - press, 0), (0.02, y0 - press, 0)],
+    t, v = b.keys([0.0, 0.3, 1.0, 1.2], [(0, y0, 0), (0, y0 - press, 0), (0.02, y0 - press, 0), (0.02, y0 - press, 0)],
                 "VEC3")
     samplers.append({"input": t, "output": v, "interpolation": "LINEAR"})
     channels.append({"sampler": 0, "target": {"node": 0, "path": "translation"}})
-    t, v = keys([0.0, 0.3, 1.2], [quat_z(0.0), quat_z(-flex), quat_z(-flex)], "VEC4")
+    t, v = b.keys([0.0, 0.3, 1.2], [quat_z(0.0), quat_z(-flex), quat_z(-flex)], "VEC4")
     samplers.append({"input": t, "output": v, "interpolation": "LINEAR"})
     channels.append({"sampler": 1, "target": {"node": 2, "path": "rotation"}})
     gltf = {
