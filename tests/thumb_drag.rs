@@ -1,5 +1,5 @@
 //! 000 Fig. 14, the thumb (`scenes/thumb_drag.ron`, `Smooth`): an animated thumb, a glTF skinned
-//! clip, presses 3 mm into a soft block glued to a table and drags 2 cm across it. 000 shows
+//! clip, presses 3 mm into a soft block (its bottom held still) and drags 2 cm across it. 000 shows
 //! surface artifacts on the pressed surface without friction forwarding, although friction is
 //! converged in both runs. The artifacts are measured here as the roughness of the block's top
 //! surface: at each top node away from the border, the tangential displacement minus the mean of
