@@ -281,23 +281,27 @@ def capsule(length, radius, around, step):
     for k in range(1, ncap):
         a = 0.5 * math.pi * k / ncap
         rings.append((length + radius * math.sin(a), radius * math.cos(a)))
-    verts = [(-radius, 0.0, 0.0)]
-    for x, r in rings:
-        verts += [(x, r * math.cos(2 * math.pi * j / around), r * math.sin(2 * math.pi * j / around))
-                  for j in range(around)]
-    verts.append((length + radius, 0.0, 0.0))
-    tris = []
+    ring_points = [[(x, r * math.cos(2 * math.pi * j / around), r * math.sin(2 * math.pi * j / around))
+                    for j in range(around)] for x, r in rings]
+    return closed_rings(ring_points, (-radius, 0.0, 0.0), (length + radius, 0.0, 0.0))
+
+
+def closed_rings(rings, first_pole, last_pole, flip=False):
+    """A closed surface through `rings` (each a list of the same number of points, in order from
+    `first_pole` to `last_pole`), capped by the two poles: vertices (first pole, the rings, last
+    pole) and triangles. With the rings turning counter-clockwise seen from the last pole the
+    triangles face outward; `flip` reverses them all for rings that turn the other way."""
+    around = len(rings[0])
+    verts = [first_pole] + [p for r in rings for p in r] + [last_pole]
     ring = lambda i, j: 1 + i * around + j % around
-    for j in range(around):  # the base pole faces -x
-        tris.append((0, ring(0, j + 1), ring(0, j)))
+    tris = [(0, ring(0, j + 1), ring(0, j)) for j in range(around)]
     for i in range(len(rings) - 1):
         for j in range(around):
             a, b, c, d = ring(i, j), ring(i, j + 1), ring(i + 1, j + 1), ring(i + 1, j)
             tris += [(a, b, c), (a, c, d)]
-    tip = len(verts) - 1
-    for j in range(around):
-        tris.append((tip, ring(len(rings) - 1, j), ring(len(rings) - 1, j + 1)))
-    return verts, tris
+    last = len(verts) - 1
+    tris += [(last, ring(len(rings) - 1, j), ring(len(rings) - 1, j + 1)) for j in range(around)]
+    return verts, [(a, c, b) for a, b, c in tris] if flip else tris
 
 
 def quat_z(deg):

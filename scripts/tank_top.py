@@ -44,25 +44,12 @@ def torso_mesh():
     ys += [Y_SHOULDER + (Y_NECK - Y_SHOULDER) * math.sin(0.5 * math.pi * k / 12) for k in range(13)]
     ys += [0.50, 0.52, 0.54, 0.56, Y_TOP]
     n = SKIN_AROUND
-    verts = [(0.0, 0.0, 0.0)]
+    rings = []
     for y in ys:
         a, b = half_axes(y)
-        verts += [(a * math.cos(2 * math.pi * j / n), y, b * math.sin(2 * math.pi * j / n)) for j in range(n)]
-    verts.append((0.0, Y_TOP, 0.0))
-    ring = lambda i, j: 1 + i * n + j % n
-    tris = []
-    # Counter-clockwise seen from outside: rings go up (+y) and around from +x towards +z, so
-    # (x-hat around, y up) faces outward when the triangle runs a -> a+up -> a+around.
-    for j in range(n):
-        tris.append((0, ring(0, j), ring(0, j + 1)))
-    for i in range(len(ys) - 1):
-        for j in range(n):
-            a, b_, c, d = ring(i, j), ring(i, j + 1), ring(i + 1, j + 1), ring(i + 1, j)
-            tris += [(a, d, c), (a, c, b_)]
-    top = len(verts) - 1
-    for j in range(n):
-        tris.append((top, ring(len(ys) - 1, j + 1), ring(len(ys) - 1, j)))
-    return verts, tris
+        rings.append([(a * math.cos(2 * math.pi * j / n), y, b * math.sin(2 * math.pi * j / n)) for j in range(n)])
+    # The rings turn from +x towards +z: clockwise seen from above (+y), hence `flip`.
+    return g.closed_rings(rings, (0.0, 0.0, 0.0), (0.0, Y_TOP, 0.0), flip=True)
 
 
 def signed_volume(verts, tris):
