@@ -197,3 +197,25 @@ fn implicit_surfaces_are_reported_with_the_radius_rule() {
         "{tight}"
     );
 }
+
+/// With 000's lumped-mass Delassus operator, `check` notes a solid whose surface vertices'
+/// period √(m/k) is below the step (the thumb's gel: 0.22 ms against h = 0.01 s; README, "The
+/// thumb"), and says nothing at h = 1e-4 or with the default operator. The period is an
+/// order-of-magnitude estimate (k ≈ E × node spacing), so it is checked within 1e-4..5e-4 s.
+#[test]
+fn check_notes_a_lumped_mass_operator_above_the_surface_period() {
+    let scene = repo("scenes/thumb_drag.ron");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["check", scene.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let out = check(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+        stdout(&out)
+    };
+    let coarse = run(&["--set", "pipeline.delassus=Mass"]);
+    assert!(coarse.contains("note: delassus Mass with h = 0.01 s above solid 'block'"), "{coarse}");
+    let period = number_after(&coarse, "period √(m/k) = ");
+    assert!((1e-4..5e-4).contains(&period), "period {period} s\n{coarse}");
+    assert!(!run(&["--set", "pipeline.delassus=Mass", "--set", "dt=1e-4"]).contains("note: delassus"));
+    assert!(!run(&[]).contains("note: delassus"));
+}

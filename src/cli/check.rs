@@ -284,6 +284,9 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
                 p.friction.tolerance,
                 p.predictor.tolerance
             );
+            if p.delassus == crate::scene::schema::DelassusSpec::Mass {
+                lumped_mass_notes(model, &mut s);
+            }
         }
     }
     let rigid_mass: f64 = rigid.iter().map(|b| b.mass).sum();
@@ -329,6 +332,40 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
 /// 12×12 damping stiffness with Rayleigh beta), per node its 3×3 preconditioner block, and about
 /// 30 full-length vectors (state, forces, residual, integrator levels, BiCGSTAB). Measured: 15.7 MB
 /// for the 6000-tet ramp; this gives 17 MB.
+/// With 000's lumped-mass Delassus operator `G M⁻¹ Gᵀ`, a note for each solid whose surface
+/// vertices' period `√(m/k)` is below the time step: the friction step then treats a contact
+/// vertex as a free mass `m` where the implicit step holds it with its elements (`m + h² k`), and
+/// prices sticking at `m / (m + h² k)` of its cost; vertices stick where they should slip and the
+/// elements around them tear (README, "The thumb"). `m` is the median surface node mass and
+/// `k ≈ E c` with `c` the node spacing (the cube root of the volume per node).
+fn lumped_mass_notes(model: &Model, s: &mut String) {
+    use std::fmt::Write as _;
+    let h = model.dt;
+    for solid in &model.solids {
+        let mut m: Vec<f64> = solid.surface_nodes.iter().map(|&i| model.node_mass[i]).collect();
+        if m.is_empty() {
+            continue;
+        }
+        m.sort_by(f64::total_cmp);
+        let m = m[m.len() / 2];
+        let l = solid.elastic.lame;
+        let e = l.mu * (3.0 * l.lambda + 2.0 * l.mu) / (l.lambda + l.mu);
+        let volume: f64 = solid.elements.iter().map(|t| t.rest_volume).sum();
+        let k = e * (volume / solid.nodes.len() as f64).cbrt();
+        let period = (m / k).sqrt();
+        if h > period {
+            let _ = writeln!(
+                s,
+                "  note: delassus Mass with h = {h} s above solid '{}''s surface-vertex period √(m/k) = {period:.2e} s \
+                 (m {m:.2e} kg, k ≈ E × spacing = {k:.3e} N/m): its friction step prices sticking at m/(m + h²k) = \
+                 {:.2e} of the cost; vertices may stick where they should slip. Use h below the period or `delassus: Stiffness`",
+                solid.name,
+                m / (m + h * h * k)
+            );
+        }
+    }
+}
+
 pub fn matrix_free_memory_estimate(model: &Model) -> usize {
     const BASELINE: usize = 14_000_000; // measured RSS of a run of a 192-tet scene
     let damping = model.solids.iter().any(|s| s.rayleigh.1 > 0.0);
