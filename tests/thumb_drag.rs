@@ -9,6 +9,9 @@
 //! The default test checks the contact law on the moving, skinned thumb: per contact vertex the
 //! friction force never exceeds μ times the normal force, and while the pad slides over the gel
 //! their sums reach μ; with friction the surface is dragged along, without it not.
+//! A second one checks 000's claim for forwarding where its lumped-mass operator applies (a soft,
+//! coarse gel at h = 1e-3): with forwarding that operator gives the full one's surface, without
+//! it not.
 
 use fricsim::simulation::Simulation;
 use std::path::Path;
