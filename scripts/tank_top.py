@@ -86,11 +86,16 @@ def garment():
             index[key] = len(verts)
             verts.append(p)
         return index[key]
+    def column(j):
+        """Tube column j's (x, z): the skin's section below the shoulders, OFF further out."""
+        t = 2 * math.pi * j / AROUND
+        return (A + OFF) * math.cos(t), (B + OFF) * math.sin(t)
+
     ys = [y_lo + (y_hi - y_lo) * r / rows for r in range(rows + 1)]
     for r, y in enumerate(ys):
         for j in range(AROUND):
-            t = 2 * math.pi * j / AROUND
-            vid(("tube", r, j), ((A + OFF) * math.cos(t), y, (B + OFF) * math.sin(t)))
+            x, z = column(j)
+            vid(("tube", r, j), (x, y, z))
     tris = []
     for r in range(rows):
         for j in range(AROUND):
@@ -99,19 +104,12 @@ def garment():
     # Straps: over each shoulder, between two tube columns on the front edge and their mirror
     # images on the back edge, following the skin 4 mm out in planes x = const.
     for side in (-1, 1):
-        cols_front, xs = [], []
-        for j in range(AROUND):
-            t = 2 * math.pi * j / AROUND
-            x, z = (A + OFF) * math.cos(t), (B + OFF) * math.sin(t)
-            if z > 0 and 0.07 <= side * x <= 0.12:
-                cols_front.append(j)
-                xs.append(x)
-        cols_front.sort(key=lambda j: side * math.cos(2 * math.pi * j / AROUND))
+        cols_front = [j for j in range(AROUND) if column(j)[1] > 0 and 0.07 <= side * column(j)[0] <= 0.12]
+        cols_front.sort(key=lambda j: side * column(j)[0])
         steps = 16
         strap_rows = []
         for j in cols_front:
-            t = 2 * math.pi * j / AROUND
-            x = (A + OFF) * math.cos(t)
+            x = column(j)[0]
             back = (AROUND - j) % AROUND  # the mirror column (z -> -z)
             row = [index[("tube", rows, j)]]
             # the top edge of the tube is at y_hi; the strap leaves it and goes over the shoulder

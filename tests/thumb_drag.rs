@@ -49,6 +49,22 @@ fn roughness(grid: &[(usize, [usize; 4])], q0: &[f64], q: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// The mean x displacement of `nodes` from `q0` to `q` (m).
+fn mean_drag(nodes: impl ExactSizeIterator<Item = usize>, q0: &[f64], q: &[f64]) -> f64 {
+    let n = nodes.len() as f64;
+    nodes.map(|i| q[3 * i] - q0[3 * i]).sum::<f64>() / n
+}
+
+/// A 3-vector's length.
+fn norm(c: &[f64]) -> f64 {
+    (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt()
+}
+
+/// `Σ_i |f_i|` over per-node forces.
+fn total(f: &[f64]) -> f64 {
+    f.chunks(3).map(norm).sum()
+}
+
 /// One run: the largest roughness over the drag, the roughness at its end, failed steps and
 /// the mean wall time per step.
 fn run(overrides: &[&str]) -> (f64, f64, usize, f64) {
@@ -65,18 +81,17 @@ fn run(overrides: &[&str]) -> (f64, f64, usize, f64) {
         let r = roughness(&grid, &q0, &s.state.q);
         if std::env::var("THUMB_TRACE").is_ok() && s.state.step.is_multiple_of(5) {
             let (normal, friction) = s.pipeline.contact_forces(&s.model, &s.state);
-            let norm = |f: &[f64]| f.chunks(3).map(|c| (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt()).sum::<f64>();
             let fx: f64 = friction.chunks(3).map(|c| c[0]).sum();
-            let ux = grid.iter().map(|(i, _)| s.state.q[3 * i] - q0[3 * i]).sum::<f64>() / grid.len() as f64;
+            let ux = mean_drag(grid.iter().map(|g| g.0), &q0, &s.state.q);
             println!(
                 "  step {} t {:.2} roughness {:.4} mm converged {} N {:.4} F {:.4} F/N {:.4} Fx {:.4} mean ux {:.4} mm",
                 s.state.step,
                 s.state.time,
                 r * 1e3,
                 st.converged,
-                norm(&normal),
-                norm(&friction),
-                norm(&friction) / norm(&normal),
+                total(&normal),
+                total(&friction),
+                total(&friction) / total(&normal),
                 fx,
                 ux * 1e3
             );
@@ -98,13 +113,11 @@ fn drag(mu: f64) -> (f64, f64, f64) {
     let q0 = s.state.q.clone();
     let grid = top_grid(&q0);
     let (mut worst, mut ratio) = (0.0f64, 0.0f64);
-    let norm = |c: &[f64]| (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt();
     for _ in 0..s.model.step_count() {
         let st = s.step().expect("finite state");
         assert!(st.converged, "mu {mu}: step {} failed: {:?}", s.state.step, st.failure);
         let (normal, friction) = s.pipeline.contact_forces(&s.model, &s.state);
-        let n_sum: f64 = normal.chunks(3).map(norm).sum();
-        let f_sum: f64 = friction.chunks(3).map(norm).sum();
+        let (n_sum, f_sum) = (total(&normal), total(&friction));
         if n_sum > 0.0 {
             let excess =
                 normal.chunks(3).zip(friction.chunks(3)).map(|(n, f)| norm(f) - mu * norm(n)).fold(0.0, f64::max);
@@ -114,8 +127,7 @@ fn drag(mu: f64) -> (f64, f64, f64) {
             ratio = ratio.max(f_sum / n_sum);
         }
     }
-    let ux = grid.iter().map(|(i, _)| s.state.q[3 * i] - q0[3 * i]).sum::<f64>() / grid.len() as f64;
-    (worst, ratio, ux)
+    (worst, ratio, mean_drag(grid.iter().map(|g| g.0), &q0, &s.state.q))
 }
 
 /// The thumb presses (3 mm, by 0.3 s) and drags (2.9 cm/s from 0.3 s). With μ = 0.8:
@@ -162,7 +174,7 @@ fn soft_drag(delassus: &str, forwarding: bool) -> (f64, f64) {
     ]);
     let q0 = s.state.q.clone();
     let top: Vec<usize> = (0..q0.len() / 3).filter(|&i| q0[3 * i + 2].abs() < 1e-9).collect();
-    let drag = |q: &[f64]| top.iter().map(|&i| q[3 * i] - q0[3 * i]).sum::<f64>() / top.len() as f64;
+    let drag = |q: &[f64]| mean_drag(top.iter().copied(), &q0, q);
     let mut mid = f64::NAN;
     for _ in 0..s.model.step_count() {
         let st = s.step().expect("finite state");

@@ -327,11 +327,6 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
     s
 }
 
-/// Peak memory of a matrix-free (`linear_solver: Iterative`) penalty run, in bytes: the process
-/// baseline, per element its energy and gradient, the product and preconditioner buffers (and a
-/// 12×12 damping stiffness with Rayleigh beta), per node its 3×3 preconditioner block, and about
-/// 30 full-length vectors (state, forces, residual, integrator levels, BiCGSTAB). Measured: 15.7 MB
-/// for the 6000-tet ramp; this gives 17 MB.
 /// With 000's lumped-mass Delassus operator `G M⁻¹ Gᵀ`, a note for each solid whose surface
 /// vertices' period `√(m/k)` is below the time step: the friction step then treats a contact
 /// vertex as a free mass `m` where the implicit step holds it with its elements (`m + h² k`), and
@@ -366,6 +361,11 @@ fn lumped_mass_notes(model: &Model, s: &mut String) {
     }
 }
 
+/// Peak memory of a matrix-free (`linear_solver: Iterative`) penalty run, in bytes: the process
+/// baseline, per element its energy and gradient, the product and preconditioner buffers (and a
+/// 12×12 damping stiffness with Rayleigh beta), per node its 3×3 preconditioner block, and about
+/// 30 full-length vectors (state, forces, residual, integrator levels, BiCGSTAB). Measured: 15.7 MB
+/// for the 6000-tet ramp; this gives 17 MB.
 pub fn matrix_free_memory_estimate(model: &Model) -> usize {
     const BASELINE: usize = 14_000_000; // measured RSS of a run of a 192-tet scene
     let damping = model.solids.iter().any(|s| s.rayleigh.1 > 0.0);
