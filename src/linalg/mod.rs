@@ -6,6 +6,8 @@ pub mod dense_lu;
 pub mod gmres;
 pub mod lemke;
 pub mod newton_solver;
+pub mod object_cholesky;
+pub mod pcg;
 pub mod qp;
 pub mod sparse;
 

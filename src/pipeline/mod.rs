@@ -25,7 +25,8 @@ pub struct StepStats {
     pub elastic_energy: f64,
     /// Time steps actually taken for this step (1, or more when Newton failures halved it).
     pub substeps: usize,
-    /// GMRES iterations and sparse factorizations of the Newton linear solves.
+    /// GMRES iterations and sparse factorizations of the Newton linear solves (under ADMM: the
+    /// CG iterations of its global steps).
     pub linear_iterations: usize,
     pub factorizations: usize,
     /// Wall time spent assembling (s) and in the linear solves (s); for the nonsmooth pipeline

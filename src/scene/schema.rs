@@ -1185,6 +1185,31 @@ pub struct AdmmSpec {
     /// What `m_j` is in that heuristic (see [`AdmmWeightsSpec`]).
     #[serde(default)]
     pub weights: AdmmWeightsSpec,
+    /// How ADMM's global step `(A + W) v = b` is solved (see [`AdmmLinearSpec`]).
+    #[serde(default)]
+    pub linear_solver: AdmmLinearSpec,
+    /// CG's tolerance as a fraction of δ∞ (004's τ_LS) when the global step is iterative.
+    #[serde(default = "default_tau_ls")]
+    pub tau_ls: f64,
+}
+
+/// How ADMM's global step is solved (004 §5.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum AdmmLinearSpec {
+    /// Chosen by the scene's bodies (see the README).
+    #[default]
+    Auto,
+    /// One sparse Cholesky of the whole matrix.
+    Cholesky,
+    /// One Cholesky per body, in parallel; CG preconditioned by them where bodies are coupled
+    /// (rods rooted on a dynamic body).
+    Objects,
+    /// CG preconditioned by the diagonal (004's reproduction inside Argus).
+    Jacobi,
+}
+
+pub fn default_tau_ls() -> f64 {
+    1e-4
 }
 
 /// The `m_j` of 004's ADMM weight heuristic `w_j = max(σ η_j, min(β m_j, η_j))`.
@@ -1230,6 +1255,8 @@ impl Default for AdmmSpec {
             element_weight: default_element_weight(),
             contact_weight: default_contact_weight(),
             weights: AdmmWeightsSpec::default(),
+            linear_solver: AdmmLinearSpec::default(),
+            tau_ls: default_tau_ls(),
         }
     }
 }

@@ -1432,6 +1432,7 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
     }
     c.positive(&format!("{p}.admm.element_weight"), ns.admm.element_weight, "");
     c.positive(&format!("{p}.admm.contact_weight"), ns.admm.contact_weight, "");
+    c.positive(&format!("{p}.admm.tau_ls"), ns.admm.tau_ls, "");
     if let Some(d) = ns.admm.delta_inf {
         c.positive(&format!("{p}.admm.delta_inf"), d, " (m)");
     }

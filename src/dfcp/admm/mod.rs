@@ -24,14 +24,12 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::coloring::{Coloring, greedy_blocks};
-use super::global_reduction::{Factor, is_symmetric, symmetrized};
 use super::problem::{Csc, GlobalProblem};
 use super::residual::{GlobalErrorWork, global_error_rhs, global_error_with};
 use super::solver::{SolveReport, SolverOptions, check_len, rejected};
 use crate::friction::cone::{Cone, hyp};
 use crate::friction::local_solver::{solve_contact, solve_isotropic_diagonal};
 use anyhow::{Result, anyhow};
-use faer::Mat;
 use faer::sparse::Triplet;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -72,6 +70,23 @@ pub struct AdmmParams {
     /// Start from the multiplier λ of the previous solve with the same cache and dof count
     /// (004 §5.1: "λ ... is always carried over from the previous step or PN iteration").
     pub carry_lambda: bool,
+    /// How the global step `(A + W) v = b` is solved (see [`global_step`]).
+    pub linear: LinearSolve,
+    /// CG's tolerance as a fraction of δ∞ (004's τ_LS) when the global step is iterative.
+    pub tau_ls: f64,
+    /// Per dof, the object it belongs to, for `LinearSolve::Objects`: entries of `A` between
+    /// dofs of different labels are left to CG. `None`: the objects are `A`'s components.
+    pub labels: Option<DofLabels>,
+}
+
+/// One object label per dof, shared by the solves of a run.
+#[derive(Clone)]
+pub struct DofLabels(pub std::sync::Arc<[u32]>);
+
+impl std::fmt::Debug for DofLabels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DofLabels({} dofs)", self.0.len())
+    }
 }
 
 /// A per-dof mass shared by the solves of a run (cloned with the parameters, not copied).
@@ -101,18 +116,25 @@ impl Default for AdmmParams {
             accelerated: false,
             carry_lambda: false,
             compact: true,
+            linear: LinearSolve::Cholesky,
+            // 004 §7's value (Furry Bunny).
+            tau_ls: 1e-4,
+            labels: None,
         }
     }
 }
 
 mod block_weights;
 mod generic_layout;
+mod global_step;
 mod nodal_layout;
 mod projection;
 mod weights;
 
 use block_weights::BlockWeights;
 use generic_layout::*;
+pub use global_step::LinearSolve;
+use global_step::{GlobalStep, SolveInPlace};
 use nodal_layout::*;
 pub use projection::ContactProjection;
 use projection::*;
@@ -132,6 +154,8 @@ pub struct AdmmCache {
     /// The last numeric factorisation and the values of `A + W` it factors: reused when the next
     /// solve has the same matrix (the ADMM integrator's constant global matrix).
     numeric: Option<(Vec<f64>, SolveInPlace)>,
+    /// The per-object factors of `LinearSolve::Objects`.
+    objects: crate::linalg::object_cholesky::ObjectCholesky,
 }
 
 impl AdmmCache {
@@ -154,60 +178,6 @@ pub fn solve(
     prm: &AdmmParams,
 ) -> Result<SolveReport> {
     solve_cached(g, r, v, opts, prm, &mut AdmmCache::default())
-}
-
-/// A factorisation as an in-place solve.
-type SolveInPlace = std::sync::Arc<dyn Fn(faer::MatMut<'_, f64>) + Send + Sync>;
-
-/// `A + W` factorised: with the cached symbolic Cholesky when `A` is symmetric and its pattern
-/// (with full diagonal) matches the cache's, else from scratch (Cholesky or LU).
-fn factor_a_plus_w(a: &Csc, w: &[f64], cache: &mut AdmmCache) -> Result<SolveInPlace> {
-    use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
-    let ndof = a.nrows();
-    let ar = a.as_ref();
-    let has_diagonal = (0..ndof).all(|j| ar.row_idx_of_col_raw(j).binary_search(&j).is_ok());
-    if is_symmetric(a) && has_diagonal {
-        let mut values = ar.val().to_vec();
-        for j in 0..ndof {
-            let rows = ar.row_idx_of_col_raw(j);
-            let k = ar.col_range(j).start + rows.binary_search(&j).expect("checked above");
-            values[k] += w[j];
-        }
-        let k = Csc::new(a.symbolic().to_owned().map_err(|e| anyhow!("{e:?}"))?, values.clone());
-        let same_pattern =
-            cache.pattern.as_ref().is_some_and(|(cp, ri)| cp[..] == *ar.col_ptr() && ri[..] == *ar.row_idx());
-        if !same_pattern {
-            cache.symbolic =
-                Some(SymbolicLlt::try_new(k.symbolic(), faer::Side::Lower).map_err(|e| anyhow!("A + W: {e:?}"))?);
-            cache.pattern = Some((ar.col_ptr().to_vec(), ar.row_idx().to_vec()));
-            cache.numeric = None;
-        }
-        if let Some((vals, f)) = &cache.numeric
-            && *vals == values
-        {
-            return Ok(f.clone());
-        }
-        let sym = cache.symbolic.clone().expect("set above");
-        let llt = Llt::try_new_with_symbolic(sym, k.as_ref(), faer::Side::Lower)
-            .map_err(|e| anyhow!("A + W is not positive definite (Cholesky: {e:?})"))?;
-        let f: SolveInPlace = std::sync::Arc::new(move |x| {
-            faer::linalg::solvers::SolveCore::solve_in_place_with_conj(&llt, faer::Conj::No, x)
-        });
-        cache.numeric = Some((values, f.clone()));
-        return Ok(f);
-    }
-    let a = if is_symmetric(a) { symmetrized(a)? } else { a.clone() };
-    let ar = a.as_ref();
-    let mut t = Vec::with_capacity(ar.compute_nnz() + ndof);
-    for j in 0..ndof {
-        for (i, x) in ar.row_idx_of_col_raw(j).iter().zip(ar.val_of_col(j)) {
-            t.push(Triplet::new(*i, j, *x));
-        }
-        t.push(Triplet::new(j, j, w[j]));
-    }
-    let k = Csc::try_new_from_triplets(ndof, ndof, &t).map_err(|e| anyhow!("assembling A + W: {e:?}"))?;
-    let f = Factor::new(&k, "A + W")?;
-    Ok(std::sync::Arc::new(move |x| f.solve_in_place(x)))
 }
 
 /// Contacts found while the solve runs (004 §5.2: CCD every few ADMM iterations, appended
@@ -266,6 +236,8 @@ pub struct AdmmReport {
     pub report: SolveReport,
     pub delta_inf_met: bool,
     pub projection_s: f64,
+    /// CG iterations of the global steps (0 when they are direct).
+    pub linear_iterations: usize,
 }
 
 /// The error of `(r, p)`: for `gp` as stored, or, with a splitting, for the exact equation
@@ -306,7 +278,12 @@ pub fn solve_detecting(
     const NAME: &str = "admm";
     let (n, ndof) = (3 * g.nc(), g.ndof());
     if let Err(m) = check_len("r", r.len(), n).and(check_len("v", v.len(), ndof)) {
-        return Ok(AdmmReport { report: rejected(NAME, m), delta_inf_met: false, projection_s: 0.0 });
+        return Ok(AdmmReport {
+            report: rejected(NAME, m),
+            delta_inf_met: false,
+            projection_s: 0.0,
+            linear_iterations: 0,
+        });
     }
     let start = Instant::now();
     let split_matrix = split.as_ref().map(|s| s.matrix().clone());
@@ -328,7 +305,7 @@ pub fn solve_detecting(
     let (mut theta, mut restarts) = (1.0f64, 0usize);
     let mut vk = vec![0.0; ndof];
     let mut v_prev = v.to_vec();
-    let mut rhs = Mat::<f64>::zeros(ndof, 1);
+    let zeros = vec![0.0; ndof];
     let mut delta_inf = f64::INFINITY;
     let (mut it, mut updates) = (0usize, 0usize);
     let mut ework = GlobalErrorWork::default();
@@ -336,19 +313,20 @@ pub fn solve_detecting(
     // The problem grows when detection appends contacts; `Projection` is rebuilt for each set.
     let mut grown: Option<GlobalProblem> = None;
     let (mut added, mut passes, mut detected_at) = (0usize, 0usize, usize::MAX);
-    let mut projection_s = 0.0;
+    let (mut projection_s, mut linear_iterations) = (0.0, 0);
     let (err, summary) = loop {
         let gp = grown.as_ref().unwrap_or(g);
-        let (llt, pr, touched) = match &blocks {
+        // The global matrix is `a + diag(w)`, or, with block weights, `a` with the touched
+        // nodes' blocks added (then nothing on the diagonal: `w` are the projection's weights).
+        let (matrix, pr, touched) = match &blocks {
             None => {
                 contact_weights(&w_all, &gp.h, &mut w);
                 let pr = Projection::new(gp, &w, prm.parallel, prm.max_colors, prm.compact);
-                (factor_a_plus_w(a, &w, cache)?, pr, Vec::new())
+                (std::borrow::Cow::Borrowed(a), pr, Vec::new())
             }
             Some(bw) => {
                 let touched = bw.touched(&gp.h);
                 bw.diagonal(&touched, &mut w);
-                let llt = factor_a_plus_w(&bw.add_to(a, &touched)?, &vec![0.0; ndof], cache)?;
                 // The projection in `p' = Lᵀ p`: `H' = L⁻¹ H` with the diagonal weights `s_b`.
                 let empty = Csc::try_new_from_triplets(ndof, ndof, &[]).map_err(|e| anyhow!("{e:?}"))?;
                 let scaled = GlobalProblem {
@@ -358,9 +336,12 @@ pub fn solve_detecting(
                     w: gp.w.clone(),
                     cones: gp.cones.clone(),
                 };
-                (llt, Projection::new(&scaled, &w, prm.parallel, prm.max_colors, false), touched)
+                let pr = Projection::new(&scaled, &w, prm.parallel, prm.max_colors, false);
+                (std::borrow::Cow::Owned(bw.add_to(a, &touched)?), pr, touched)
             }
         };
+        let on_diagonal = if blocks.is_some() { &zeros[..] } else { &w[..] };
+        let mut global = GlobalStep::new(&matrix, on_diagonal, prm, cache)?;
         if st.sleep_until.len() != gp.nc() {
             st = SweepState::new(gp.nc());
         }
@@ -411,12 +392,10 @@ pub fn solve_detecting(
             if let Some(s) = split.as_deref() {
                 s.add_rhs(&mut fx);
             }
+            // Warm start (for CG): the last global iterate.
+            vk.copy_from_slice(&v_prev);
+            global.solve(&fx, &mut vk, prm.tau_ls * delta_inf);
             for i in 0..ndof {
-                rhs[(i, 0)] = fx[i];
-            }
-            llt(rhs.as_mut());
-            for i in 0..ndof {
-                vk[i] = rhs[(i, 0)];
                 p[i] = vk[i] - lambda_hat[i];
             }
             let clock = Instant::now();
@@ -465,11 +444,13 @@ pub fn solve_detecting(
         }
         let (coloured, sequential) = pr.colored_and_tail();
         let summary = format!(
-            "{} closed-form contacts ({} layout), {} blocks: {coloured} coloured + {sequential} sequential",
+            "{} closed-form contacts ({} layout), {} blocks: {coloured} coloured + {sequential} sequential; global step: {}",
             pr.closed_form_count(),
             if matches!(pr.layout, Layout::Nodal(_)) { "nodal" } else { "generic" },
             pr.stages.len(),
+            global.describe(),
         );
+        linear_iterations += global.cg_iterations;
         match found {
             Some(new) => {
                 // The new contacts start without force; λ and p carry over (the ADMM state
@@ -506,7 +487,12 @@ pub fn solve_detecting(
         ),
         prox: None,
     };
-    Ok(AdmmReport { report, delta_inf_met: prm.eps_inf.is_some_and(|e| delta_inf <= e), projection_s })
+    Ok(AdmmReport {
+        report,
+        delta_inf_met: prm.eps_inf.is_some_and(|e| delta_inf <= e),
+        projection_s,
+        linear_iterations,
+    })
 }
 
 #[cfg(test)]
@@ -579,6 +565,64 @@ mod tests {
         assert!(max_abs_diff(&rc, &rg) <= 1e-11 * max_abs(&rg), "r differs by {:e}", max_abs_diff(&rc, &rg));
         // Same for the error measure (a ratio of norms of those vectors).
         assert!((ec - eg).abs() <= 1e-9 * eg, "errors {ec:e} and {eg:e}");
+    }
+
+    /// `g` with springs of stiffness `s` (times `h²`, as in `M + h² K`) between successive nodes
+    /// of each of its rods of `nodes` nodes: `A` then couples the dofs of a rod.
+    fn with_rod_springs(g: &GlobalProblem, nodes: usize, s: f64) -> GlobalProblem {
+        let gm = g.m.as_ref();
+        let mut t: Vec<_> = (0..g.ndof()).map(|j| Triplet::new(j, j, gm.val_of_col(j)[0])).collect();
+        for a in (0..g.ndof() / 3).filter(|a| (a + 1) % nodes != 0) {
+            for k in 0..3 {
+                let (i, j) = (3 * a + k, 3 * (a + 1) + k);
+                t.extend([
+                    Triplet::new(i, i, s),
+                    Triplet::new(j, j, s),
+                    Triplet::new(i, j, -s),
+                    Triplet::new(j, i, -s),
+                ]);
+            }
+        }
+        let m = Csc::try_new_from_triplets(g.ndof(), g.ndof(), &t).unwrap();
+        GlobalProblem { m, ..g.clone() }
+    }
+
+    #[test]
+    fn every_global_step_reaches_the_same_solution() {
+        // 200 rods of 8 nodes (4800 dofs, three object blocks) tied by springs 70x their nodes'
+        // masses, 1200 frictionless contacts (a strictly convex QP in v: one solution), solved
+        // to 1e-10 with the global step as one Cholesky, per-object Cholesky (exact: the rods
+        // are A's components), per-object CG with each rod cut in two by its labels (the
+        // blocks put the halves back together except where a block ends), and Jacobi CG.
+        let nodes = 8;
+        let g = with_rod_springs(&hair(200, nodes, 1200, 0.0, 11), nodes, 1e-5);
+        let v0 = vec![0.0; g.ndof()];
+        let opts = SolverOptions { tol: 1e-10, max_iter: 20_000, max_time: None };
+        let halves: Vec<u32> = (0..g.ndof()).map(|i| (2 * (i / 3) / nodes) as u32).collect();
+        let run = |linear: LinearSolve, labels: Option<&Vec<u32>>| {
+            let (mut v, mut r) = (v0.clone(), vec![0.0; 3 * g.nc()]);
+            let labels = labels.map(|l| DofLabels(l.clone().into()));
+            let prm = AdmmParams { linear, labels, ..Default::default() };
+            let rep = solve(&g, &mut r, &mut v, &opts, &prm).unwrap();
+            assert!(rep.converged, "{linear:?}: {rep}");
+            (v, rep.message)
+        };
+        let (v1, _) = run(LinearSolve::Cholesky, None);
+        for (linear, labels, says) in [
+            (LinearSolve::Objects, None, "exact"),
+            (LinearSolve::Objects, Some(&halves), "CG on"),
+            (LinearSolve::Jacobi, None, "Jacobi CG"),
+        ] {
+            let (v, message) = run(linear, labels);
+            assert!(message.contains(says), "{linear:?}: {message}");
+            // As in the weight-scale test: two solves at 1e-10 agree far below 1e-7 of the
+            // largest velocity, an inexact global step that biased the fixed point would not.
+            assert!(
+                max_abs_diff(&v, &v1) <= 1e-7 * max_abs(&v1),
+                "{linear:?}: v differs by {:e}",
+                max_abs_diff(&v, &v1)
+            );
+        }
     }
 
     #[test]

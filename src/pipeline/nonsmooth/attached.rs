@@ -164,6 +164,12 @@ impl Roots {
         (Roots { map, roots, root_of, r, reduced, embedded }, rigid_off, n_total)
     }
 
+    /// Whether some node rides on a rigid body (rod roots, attached regions): the only way the
+    /// unknowns of two bodies share a matrix entry.
+    pub fn has_roots(&self) -> bool {
+        !self.roots.is_empty()
+    }
+
     /// Whether no node rides on a body or a cage (no root, no reduced body, no embedded surface).
     pub fn is_empty(&self) -> bool {
         self.roots.is_empty() && self.reduced.is_empty() && self.embedded.is_empty()
