@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+from fricsim_bin import fricsim_binary
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # name: (description, scene, --set overrides, linear solvers).
@@ -37,14 +39,6 @@ CASES = {
     "cloth": ("cloth on a box (one body), 0.1 s", "cloth_on_box.ron",
               ["pipeline.solver=Admm", "duration=None", "frames=10"], ["Cholesky", "Objects", "Jacobi"]),
 }
-
-
-def fricsim_binary():
-    if os.environ.get("FRICSIM"):
-        return os.environ["FRICSIM"]
-    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
-    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-    return os.path.join(target, "release", "fricsim")
 
 
 def scene_path(case, out):

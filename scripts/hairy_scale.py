@@ -28,20 +28,14 @@ import subprocess
 import sys
 import tempfile
 
+from fricsim_bin import fricsim_binary
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENE = os.path.join(ROOT, "scenes", "hairy_ball.ron")
 DEFAULT_SIZES = "1000:0.1,1000:0.5,4000:0.1,4000:0.5,16000:0.1,16000:0.5"
 # Columns of stats.csv the table needs (a missing one is an error, not a blank cell).
 NEEDED = ["step", "wall_s", "active_contacts", "final_residual", "converged", "assembly_s",
           "linear_solve_s", "detection_s", "projection_s", "solver_iterations"]
-
-
-def fricsim_binary():
-    if os.environ.get("FRICSIM"):
-        return os.environ["FRICSIM"]
-    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
-    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-    return os.path.join(target, "release", "fricsim")
 
 
 def parse_sizes(text):
