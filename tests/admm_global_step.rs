@@ -4,25 +4,21 @@
 //! one-Cholesky path to round-off; where they are a preconditioner, CG must still let every
 //! step meet the natural-map tolerance.
 
+mod common;
+#[path = "support/scene_run.rs"]
+mod scene_run;
+
+use common::max_abs_diff;
 use fricsim::pipeline::StepStats;
-use fricsim::simulation::Simulation;
 
 /// Runs `scene` (under `scenes/`) with `overrides` for `steps` steps: the nodal positions and
 /// the rigid bodies' centres after them, and every step's statistics.
 fn run(scene: &str, overrides: &[&str], steps: usize) -> (Vec<f64>, Vec<StepStats>, Vec<f64>) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
-    let text = std::fs::read_to_string(dir.join(scene)).unwrap();
     let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let loaded = fricsim::scene::parse_scene_str(&text, scene, &dir, &overrides).unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Simulation::new(model, state);
+    let mut sim = scene_run::scene_file(scene, &overrides);
     let stats = (0..steps).map(|_| sim.step().expect("finite")).collect();
     let centres = sim.state.rigid.iter().flat_map(|b| b.position.iter().copied().collect::<Vec<_>>()).collect();
     (sim.state.q.clone(), stats, centres)
-}
-
-fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
 }
 
 #[test]

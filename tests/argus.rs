@@ -2,16 +2,10 @@
 //! `scripts/argus.py`: a cloth dragged on the floor by one edge, and a cloth draped over a box
 //! and a cone. Each step's contact-solver time is printed beside 004's.
 
-use fricsim::simulation::Simulation;
+#[path = "support/scene_run.rs"]
+mod scene_run;
 
-fn sim(scene: &str, overrides: &[&str]) -> Simulation {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
-    let text = std::fs::read_to_string(dir.join(scene)).unwrap();
-    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let loaded = fricsim::scene::parse_scene_str(&text, scene, &dir, &overrides).unwrap_or_else(|e| panic!("{e}"));
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
-    Simulation::new(model, state)
-}
+use scene_run::scene_file;
 
 fn norm(c: &[f64]) -> f64 {
     (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt()
@@ -29,7 +23,7 @@ fn solver_ms(stats: &[fricsim::pipeline::StepStats]) -> f64 {
 #[test]
 fn a_dragged_cloth_slides_on_the_floor_at_mu_times_its_weight() {
     let mu = 0.4;
-    let mut s = sim("argus_drag.ron", &[]);
+    let mut s = scene_file("argus_drag.ron", &[]);
     let g = 9.81;
     // The weight the floor carries: every node but the dragged column's (kinematic nodes take
     // no contact force).
@@ -74,7 +68,7 @@ fn a_dragged_cloth_slides_on_the_floor_at_mu_times_its_weight() {
 #[test]
 #[ignore]
 fn a_cloth_drapes_over_a_box_and_a_cone_and_settles() {
-    let mut s = sim("argus_box_cone.ron", &[]);
+    let mut s = scene_file("argus_box_cone.ron", &[]);
     let mut stats = Vec::new();
     let mut peak_ke = 0.0f64;
     for _ in 0..s.model.step_count() {

@@ -3,7 +3,8 @@
 //! ladder it stands iff the floor's friction is at least `μ* = tan θ / 2` (moments about the
 //! foot: the wall's push `W tan θ / 2` must be held by the floor's friction, at most `μ W`).
 
-use fricsim::simulation::Simulation;
+#[path = "support/scene_run.rs"]
+mod scene_run;
 
 /// The card's centre height after 0.5 s (m), and the steps that missed the tolerance.
 fn lean(theta_deg: f64, mu: f64) -> (f64, Vec<(u64, usize, f64)>) {
@@ -24,9 +25,7 @@ fn lean(theta_deg: f64, mu: f64) -> (f64, Vec<(u64, usize, f64)>) {
         rx = 90.0 - theta_deg,
         wall = y_top + r + 0.01,
     );
-    let loaded = fricsim::scene::parse_scene_str(&text, "card", std::path::Path::new("."), &[]).unwrap();
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap();
-    let mut s = Simulation::new(model, state);
+    let mut s = scene_run::simulation(&text);
     let mut missed = Vec::new();
     for _ in 0..s.model.step_count() {
         let st = s.step().expect("finite");

@@ -16,7 +16,7 @@
 //! needs hundreds of iterations where ADMM's global solve needs tens (004 Table 3). The error is
 //! the global natural map of the returned iterate, measured every iteration.
 
-use super::problem::{Csc, GlobalProblem};
+use super::problem::{Csc, GlobalProblem, diagonal};
 use super::residual::{GlobalErrorWork, global_error_with};
 use super::solver::{SolveReport, SolverOptions};
 use crate::friction::cone::Cone;
@@ -70,17 +70,6 @@ pub fn solve(g: &GlobalProblem, r: &mut [f64], v: &mut [f64], opts: &SolverOptio
         message: reason.into(),
         prox: None,
     }
-}
-
-/// The diagonal of `a` (every entry must be positive: `A` is SPD).
-fn diagonal(a: &Csc) -> Vec<f64> {
-    let ar = a.as_ref();
-    (0..a.ncols())
-        .map(|j| {
-            let rows = ar.row_idx_of_col_raw(j);
-            rows.binary_search(&j).map_or(0.0, |k| ar.val_of_col(j)[k])
-        })
-        .collect()
 }
 
 /// Contact `c`'s rows of `H`: each dof it touches with the three entries of its column block.

@@ -247,6 +247,17 @@ impl GlobalProblem {
 }
 
 /// `y = A x` for a CSC matrix (`y` overwritten).
+/// The diagonal of `a` (0 where the pattern has no diagonal entry).
+pub fn diagonal(a: &Csc) -> Vec<f64> {
+    let ar = a.as_ref();
+    (0..a.ncols())
+        .map(|j| {
+            let rows = ar.row_idx_of_col_raw(j);
+            rows.binary_search(&j).map_or(0.0, |k| ar.val_of_col(j)[k])
+        })
+        .collect()
+}
+
 pub fn csc_mul(a: &Csc, x: &[f64], y: &mut [f64]) {
     y.iter_mut().for_each(|v| *v = 0.0);
     csc_mul_add(a, x, y);

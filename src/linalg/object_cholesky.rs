@@ -65,14 +65,14 @@ impl ObjectCholesky {
     /// different labels. Blocks whose values did not change keep their factor.
     pub fn factor(&mut self, a: &Csc, w: &[f64], labels: Option<&[u32]>) -> Result<(), String> {
         let ar = a.as_ref();
-        let key_labels = labels.map(<[u32]>::to_vec).unwrap_or_default();
+        let key_labels = labels.unwrap_or_default();
         let same = self
             .key
             .as_ref()
-            .is_some_and(|(cp, ri, l)| cp[..] == *ar.col_ptr() && ri[..] == *ar.row_idx() && *l == key_labels);
+            .is_some_and(|(cp, ri, l)| cp[..] == *ar.col_ptr() && ri[..] == *ar.row_idx() && l[..] == *key_labels);
         if !same {
             self.build(a, labels)?;
-            self.key = Some((ar.col_ptr().to_vec(), ar.row_idx().to_vec(), key_labels));
+            self.key = Some((ar.col_ptr().to_vec(), ar.row_idx().to_vec(), key_labels.to_vec()));
         }
         let val = ar.val();
         self.blocks.par_iter_mut().try_for_each(|b| b.refactor(val, w))

@@ -12,7 +12,7 @@
 
 use super::super::global_reduction::{Factor, is_symmetric, symmetrized};
 use super::super::par_kernels::{MulWork, mul_into};
-use super::super::problem::Csc;
+use super::super::problem::{Csc, diagonal};
 use super::{AdmmCache, AdmmParams};
 use crate::linalg::object_cholesky::ObjectCholesky;
 use crate::linalg::pcg::Pcg;
@@ -135,16 +135,6 @@ fn covering(labels: &[u32], n: usize) -> std::borrow::Cow<'_, [u32]> {
     let next = labels.iter().max().map_or(0, |m| m + 1);
     let extra = (0..(n - labels.len()) as u32).map(|k| next + k);
     std::borrow::Cow::Owned(labels.iter().copied().chain(extra).collect())
-}
-
-fn diagonal(a: &Csc) -> Vec<f64> {
-    let ar = a.as_ref();
-    (0..ar.ncols())
-        .map(|j| {
-            let rows = ar.row_idx_of_col_raw(j);
-            rows.binary_search(&j).map_or(0.0, |k| ar.val_of_col(j)[k])
-        })
-        .collect()
 }
 
 /// `A + W` factorised: with the cached symbolic Cholesky when `A` is symmetric and its pattern

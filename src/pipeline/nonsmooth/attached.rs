@@ -248,7 +248,7 @@ impl Roots {
     }
 
     /// The reduced nodal entries of `vf` (nodal free numbering): the roots' dropped, the rest in order.
-    pub fn restrict(&self, vf: &[f64], out: &mut Vec<f64>) {
+    pub fn restrict<T: Copy>(&self, vf: &[T], out: &mut Vec<T>) {
         out.extend(vf.iter().zip(&self.map).filter_map(|(&x, m)| matches!(m, Map::Free(_)).then_some(x)));
     }
 

@@ -136,14 +136,8 @@ fn admm_params(
     bodies_apart: bool,
 ) -> AdmmParams {
     let a = &spec.admm;
-    let linear = match a.linear_solver {
-        AdmmLinearSpec::Auto if bodies_apart => admm::LinearSolve::Objects,
-        AdmmLinearSpec::Auto | AdmmLinearSpec::Cholesky => admm::LinearSolve::Cholesky,
-        AdmmLinearSpec::Objects => admm::LinearSolve::Objects,
-        AdmmLinearSpec::Jacobi => admm::LinearSolve::Jacobi,
-    };
     AdmmParams {
-        linear,
+        linear: linear_solve(spec, bodies_apart),
         tau_ls: a.tau_ls,
         labels: Some(labels.clone()),
         mass: (a.weights == AdmmWeightsSpec::Mass).then(|| mass.clone()),
@@ -160,6 +154,16 @@ fn admm_params(
     }
 }
 
+/// How the scene asks ADMM's global step (and the contact-free solve) to be solved.
+fn linear_solve(spec: &NonsmoothSpec, bodies_apart: bool) -> admm::LinearSolve {
+    match spec.admm.linear_solver {
+        AdmmLinearSpec::Auto if bodies_apart => admm::LinearSolve::Objects,
+        AdmmLinearSpec::Auto | AdmmLinearSpec::Cholesky => admm::LinearSolve::Cholesky,
+        AdmmLinearSpec::Objects => admm::LinearSolve::Objects,
+        AdmmLinearSpec::Jacobi => admm::LinearSolve::Jacobi,
+    }
+}
+
 /// One label per unknown for ADMM's per-object global step: a nodal unknown takes its scene
 /// body's index, each dynamic rigid body and then each reduced body a label of its own (their
 /// unknowns follow the nodal ones in that order).
@@ -171,13 +175,12 @@ fn object_labels(
     rigid_off: &[usize],
     n_total: usize,
 ) -> Vec<u32> {
-    let mut body = vec![0.0; n_free];
+    let mut body = vec![0u32; n_free];
     for (d, &fi) in free.iter().enumerate().filter(|(_, fi)| **fi != usize::MAX) {
-        body[fi] = model.node_body[d / 3] as f64;
+        body[fi] = model.node_body[d / 3] as u32;
     }
-    let mut nodal = Vec::with_capacity(n_total);
-    roots.restrict(&body, &mut nodal);
-    let mut labels: Vec<u32> = nodal.iter().map(|&b| b as u32).collect();
+    let mut labels = Vec::with_capacity(n_total);
+    roots.restrict(&body, &mut labels);
     // Past any scene body's index.
     let mut next = model.node_body.iter().filter(|&&b| b != usize::MAX).max().map_or(0, |b| b + 1) as u32;
     for _ in rigid_off.iter().filter(|&&o| o != usize::MAX) {
@@ -795,7 +798,7 @@ impl NodalStep {
                 let clock = Instant::now();
                 let mut vf_new = vf.clone();
                 if contacts.is_empty() && !integrator {
-                    let per_object = self.admm_params(spec, h).linear == admm::LinearSolve::Objects;
+                    let per_object = linear_solve(spec, self.bodies_apart()) == admm::LinearSolve::Objects;
                     match self.solve_free(&a, &f, per_object) {
                         Ok(sol) => vf_new = sol,
                         Err(e) => {
@@ -1090,8 +1093,12 @@ impl NodalStep {
 
     /// The step's ADMM parameters.
     fn admm_params(&self, spec: &NonsmoothSpec, h: f64) -> AdmmParams {
-        let bodies_apart = !self.roots.has_roots() && self.joints.is_empty();
-        admm_params(spec, h, &self.dof_mass, &self.dof_labels, bodies_apart)
+        admm_params(spec, h, &self.dof_mass, &self.dof_labels, self.bodies_apart())
+    }
+
+    /// Whether no matrix entry joins two bodies' unknowns (no node riding on a body, no joint).
+    fn bodies_apart(&self) -> bool {
+        !self.roots.has_roots() && self.joints.is_empty()
     }
 
     /// `A v = f` by sparse Cholesky, the symbolic analysis kept while the pattern stays; with
