@@ -14,7 +14,7 @@ use fricsim::energy::rod::{
     quasistatic_twist,
 };
 use nalgebra::{Rotation3, SMatrix, SVector, Vector3};
-use num_dual::{Dual2SVec64, hessian};
+use num_dual::{Dual2SVec64, Dual64, hessian};
 
 #[path = "support/rng.rs"]
 mod rng;
@@ -552,6 +552,14 @@ fn membrane_matches_finite_differences_and_ad() {
                 assert!((e - e_ad).abs() <= 1e-12 * e.abs(), "{tag}: energy vs AD");
                 assert_close_rel(&format!("{tag}: gradient vs AD"), g.as_slice(), g_ad.as_slice(), 1e-10);
                 assert_close_rel(&format!("{tag}: Hessian vs AD"), h.as_slice(), h_ad.as_slice(), 1e-10);
+                // The generic gradient (matrix-free products): in f64 the hand-derived gradient,
+                // seeded with a direction the Hessian times it (same round-off bound as above).
+                let gg = el.gradient_generic(&m, &std::array::from_fn(|i| q[i]));
+                assert_close_rel(&format!("{tag}: generic gradient"), &gg, g.as_slice(), 1e-10);
+                let dir = SVector::<f64, 9>::from_fn(|i, _| rng.sym() + 0.1 * i as f64);
+                let seeded: [Dual64; 9] = std::array::from_fn(|i| Dual64::new(q[i], dir[i]));
+                let hd = el.gradient_generic(&m, &seeded).map(|d| d.eps);
+                assert_close_rel(&format!("{tag}: Hessian product"), &hd, (h * dir).as_slice(), 1e-10);
                 let (_, _, hp) = el.energy_gradient_hessian(&m, &x, true);
                 let min_eig = hp.symmetric_eigenvalues().min();
                 assert!(min_eig >= -1e-9 * hp.norm(), "{tag}: projected min eigenvalue {min_eig}");
@@ -731,6 +739,13 @@ fn hinge_matches_finite_differences() {
             let (_, _, h12) =
                 hessian(|v: SVector<Dual2SVec64<12>, 12>| el.energy_generic(k, &std::array::from_fn(|i| v[i])), &q);
             assert_close_rel(&format!("{tag}: Hessian vs 12-DOF AD"), h.as_slice(), h12.as_slice(), 1e-10);
+            // The generic gradient of the matrix-free products, plain and seeded with a direction.
+            let gg = el.gradient_generic(k, &std::array::from_fn(|i| q[i]));
+            assert_close_rel(&format!("{tag}: generic gradient"), &gg, g.as_slice(), 1e-14);
+            let dir = SVector::<f64, 12>::from_fn(|i, _| rng.sym() + 0.1 * i as f64);
+            let seeded: [Dual64; 12] = std::array::from_fn(|i| Dual64::new(q[i], dir[i]));
+            let hd = el.gradient_generic(k, &seeded).map(|d| d.eps);
+            assert_close_rel(&format!("{tag}: Hessian product"), &hd, (h * dir).as_slice(), 1e-10);
             let (_, _, hp) = el.energy_gradient_hessian(k, &x, true);
             let min_eig = hp.symmetric_eigenvalues().min();
             assert!(min_eig >= -1e-9 * hp.norm(), "{tag}: projected min eigenvalue {min_eig}");

@@ -156,6 +156,13 @@ impl HingeElement {
         d * d * (k * self.weight)
     }
 
+    /// The gradient `2 k w δ ∇θ` generic over the AD scalar: seeded with a direction, one dual
+    /// pass gives the Hessian-vector product.
+    pub fn gradient_generic<T: Scalar>(&self, k: f64, q: &[T; 12]) -> [T; 12] {
+        let d = self.angle_change_generic(q) * (2.0 * k * self.weight);
+        angle_gradient_generic(q).map(|g| g * d)
+    }
+
     /// E (J) for hinge stiffness k (J).
     pub fn energy(&self, k: f64, x: &[Vector3<f64>; 4]) -> f64 {
         self.energy_generic(k, &flat(x))
@@ -164,8 +171,7 @@ impl HingeElement {
     /// Energy and gradient, hand-derived: ∇E = 2 k w δ ∇θ with ∇θ from [`angle_gradient`].
     pub fn energy_gradient(&self, k: f64, x: &[Vector3<f64>; 4]) -> (f64, SVector<f64, 12>) {
         let d = self.angle_change(x);
-        let kw = k * self.weight;
-        (kw * d * d, angle_gradient(x) * (2.0 * kw * d))
+        (k * self.weight * d * d, SVector::from(self.gradient_generic(k, &flat(x))))
     }
 
     /// θ − θ̄ wrapped to (−π, π] (f64).
@@ -243,20 +249,26 @@ impl HingeElement {
 /// s_a = (x_a − x0)·e/|e|²: ∇_{x0} θ = −(1 − s2) ∇_{x2} θ − (1 − s3) ∇_{x3} θ and
 /// ∇_{x1} θ = −s2 ∇_{x2} θ − s3 ∇_{x3} θ (the four sum to 0: translation invariance).
 pub fn angle_gradient(x: &[Vector3<f64>; 4]) -> SVector<f64, 12> {
-    let e = x[1] - x[0];
-    let (d2, d3) = (x[2] - x[0], x[3] - x[0]);
-    let n1 = e.cross(&d2);
-    let n2 = d3.cross(&e);
-    let le = e.norm();
-    let e2 = le * le;
-    let g2 = n1 * (-le / n1.norm_squared());
-    let g3 = n2 * (-le / n2.norm_squared());
-    let (s2, s3) = (d2.dot(&e) / e2, d3.dot(&e) / e2);
-    let g0 = -g2 * (1.0 - s2) - g3 * (1.0 - s3);
-    let g1 = -g2 * s2 - g3 * s3;
-    let mut g = SVector::<f64, 12>::zeros();
-    for (a, ga) in [g0, g1, g2, g3].iter().enumerate() {
-        g.fixed_rows_mut::<3>(3 * a).copy_from(ga);
+    SVector::from(angle_gradient_generic(&flat(x)))
+}
+
+/// [`angle_gradient`] generic over the AD scalar (`q` = [x0, y0, z0, …, z3]).
+pub fn angle_gradient_generic<T: Scalar>(q: &[T; 12]) -> [T; 12] {
+    let z = reduce(q);
+    let (e, d2, d3): (V3<T>, V3<T>, V3<T>) = ([z[0], z[1], z[2]], [z[3], z[4], z[5]], [z[6], z[7], z[8]]);
+    let n1 = cross(e, d2);
+    let n2 = cross(d3, e);
+    let e2 = dot(e, e);
+    let le = e2.sqrt();
+    let g2 = scale(n1, -le / dot(n1, n1));
+    let g3 = scale(n2, -le / dot(n2, n2));
+    let (s2, s3) = (dot(d2, e) / e2, dot(d3, e) / e2);
+    let mut g = [T::from(0.0); 12];
+    for k in 0..3 {
+        g[k] = -g2[k] * (-s2 + 1.0) - g3[k] * (-s3 + 1.0);
+        g[3 + k] = -g2[k] * s2 - g3[k] * s3;
+        g[6 + k] = g2[k];
+        g[9 + k] = g3[k];
     }
     g
 }

@@ -12,7 +12,7 @@ use crate::energy::ElasticModel;
 use crate::energy::membrane::MembraneModel;
 use crate::model::{Model, node, node_arr};
 use nalgebra::{SMatrix, SVector};
-use num_dual::{Dual64, gradient};
+use num_dual::Dual64;
 
 /// One elastic element: the body (index into `Model::solids` or `Model::cloths`) and the element
 /// within it.
@@ -139,9 +139,8 @@ impl Element {
     }
 
     /// The Hessian times the position direction `dq` (per stencil node), by forward-mode AD of
-    /// the element's own code: the tetrahedron's stress (`gradient_generic` seeded with `dq`),
-    /// the membrane's and hinge's energies (their gradient by a nested dual vector, seeded with
-    /// `dq`).
+    /// the element's own gradient code seeded with `dq`: the tetrahedron's stress
+    /// (`gradient_generic`), the membrane's `h A F S c_a` and the hinge's `2 k w δ ∇θ`.
     pub fn hessian_product(&self, model: &Model, q: &[f64], dq: &[[f64; 3]; 4]) -> [f64; 12] {
         let seeded = |i: usize, n: usize| -> [Dual64; 3] {
             let x = node_arr(q, i);
@@ -158,20 +157,15 @@ impl Element {
             Element::Membrane { cloth, index } => {
                 let c = &model.cloths[cloth as usize];
                 let el = &c.membrane[index as usize];
-                let x0 = SVector::<Dual64, 9>::from_fn(|r, _| seeded(el.nodes[r / 3], r / 3)[r % 3]);
-                let (_, g) = gradient(
-                    |x: SVector<_, 9>| el.energy_generic(&c.membrane_material, &std::array::from_fn(|r| x[r])),
-                    &x0,
-                );
+                let x: [Dual64; 9] = std::array::from_fn(|r| seeded(el.nodes[r / 3], r / 3)[r % 3]);
+                let g = el.gradient_generic(&c.membrane_material, &x);
                 std::array::from_fn(|r| if r < 9 { g[r].eps } else { 0.0 })
             }
             Element::Hinge { cloth, index } => {
                 let c = &model.cloths[cloth as usize];
                 let el = &c.hinges[index as usize];
-                let x0 = SVector::<Dual64, 12>::from_fn(|r, _| seeded(el.nodes[r / 3], r / 3)[r % 3]);
-                let (_, g) =
-                    gradient(|x: SVector<_, 12>| el.energy_generic(c.bending, &std::array::from_fn(|r| x[r])), &x0);
-                std::array::from_fn(|r| g[r].eps)
+                let x: [Dual64; 12] = std::array::from_fn(|r| seeded(el.nodes[r / 3], r / 3)[r % 3]);
+                el.gradient_generic(c.bending, &x).map(|g| g.eps)
             }
         }
     }
