@@ -65,7 +65,8 @@ fn check_ramp10_summarizes_the_scene() {
 }
 
 /// The matrix-free solver holds no Jacobian: its estimate must be below the assembled one's
-/// (6000-tet ramp: 18 vs 100 MB estimated; measured peak RSS 15.7 vs 103.6 MB).
+/// (6000-tet ramp: 18 vs 100 MB estimated; measured peak RSS 15.7 vs 103.6 MB), and says which
+/// preconditioner `Auto` takes.
 #[test]
 fn check_estimates_less_memory_for_the_matrix_free_solver() {
     let scene = repo("scenes/bench/ramp_6k.ron");
@@ -74,6 +75,30 @@ fn check_estimates_less_memory_for_the_matrix_free_solver() {
     let (a, f) = (number_after(&assembled, "estimated memory:"), number_after(&free, "estimated memory:"));
     assert!(free.contains("matrix-free"), "{free}");
     assert!(f < 0.5 * a && f > 1.0, "matrix-free {f} MB vs assembled {a} MB");
+    // Auto leaves the ramp's 1 m box (factor 12× its matrix) to block Jacobi; a forced Cholesky
+    // is budgeted with its factor.
+    assert!(free.contains("Iterative preconditioner: block Jacobi"), "{free}");
+    let forced = stdout(&check(&[
+        "check",
+        scene.to_str().unwrap(),
+        "--set",
+        "pipeline.newton.linear_solver=Iterative",
+        "--set",
+        "pipeline.newton.preconditioner=Cholesky",
+    ]));
+    let c = number_after(&forced, "estimated memory:");
+    assert!(
+        forced.contains("Iterative preconditioner: Cholesky") && c > f + 5.0,
+        "Cholesky {c} MB vs {f} MB\n{forced}"
+    );
+    // The tube bend's cloth and limb (factor 5× its matrix) get the Cholesky.
+    let tube = stdout(&check(&[
+        "check",
+        repo("scenes/tube_bend.ron").to_str().unwrap(),
+        "--set",
+        "pipeline.newton.linear_solver=Iterative",
+    ]));
+    assert!(tube.contains("Iterative preconditioner: Cholesky"), "{tube}");
 }
 
 #[test]

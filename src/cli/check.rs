@@ -299,14 +299,31 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
         rigid.len(),
         model.total_mass() + rigid_mass
     );
+    let matrix_free = matches!(&model.pipeline, crate::scene::schema::PipelineSpec::Penalty(p)
+        if p.newton.linear_solver == crate::scene::schema::LinearSolverSpec::Iterative);
+    if let crate::scene::schema::PipelineSpec::Penalty(p) = &model.pipeline
+        && matrix_free
+    {
+        use crate::pipeline::penalty::stiffness_cholesky::{FILL_LIMIT, StiffnessCholesky, chooses_cholesky};
+        let system = System::new(model, false);
+        let kind = if chooses_cholesky(&system, p.newton.preconditioner) { "Cholesky" } else { "block Jacobi" };
+        let (nnz, fill) = StiffnessCholesky::sizes(&system);
+        let _ = writeln!(
+            s,
+            "  Iterative preconditioner: {kind} (Cholesky matrix nnz {nnz}, factor nnz {fill}; Auto takes it up to {FILL_LIMIT}× fill)"
+        );
+    }
     if model.cloths.is_empty() && model.rod_bundles.is_empty() && model.rigids.is_empty() {
-        let matrix_free = matches!(&model.pipeline, crate::scene::schema::PipelineSpec::Penalty(p)
-            if p.newton.linear_solver == crate::scene::schema::LinearSolverSpec::Iterative);
         if matrix_free {
+            let (bytes, preconditioner) = matrix_free_memory_estimate(model);
+            let what = match preconditioner {
+                Some((nnz, fill)) => format!("Cholesky preconditioner nnz {nnz}, factor nnz {fill}"),
+                None => "block-Jacobi preconditioner".into(),
+            };
             let _ = writeln!(
                 s,
-                "  estimated memory: {:.0} MB (matrix-free Newton: no Jacobian is assembled)",
-                matrix_free_memory_estimate(model) as f64 / 1e6
+                "  estimated memory: {:.0} MB (matrix-free Newton: no Jacobian is assembled; {what})",
+                bytes as f64 / 1e6
             );
         } else {
             let (bytes, nnz, fill) = memory_estimate(model);
@@ -337,16 +354,7 @@ fn lumped_mass_notes(model: &Model, s: &mut String) {
     use std::fmt::Write as _;
     let h = model.dt;
     for solid in &model.solids {
-        let mut m: Vec<f64> = solid.surface_nodes.iter().map(|&i| model.node_mass[i]).collect();
-        if m.is_empty() {
-            continue;
-        }
-        m.sort_by(f64::total_cmp);
-        let m = m[m.len() / 2];
-        let l = solid.elastic.lame;
-        let e = l.mu * (3.0 * l.lambda + 2.0 * l.mu) / (l.lambda + l.mu);
-        let volume: f64 = solid.elements.iter().map(|t| t.rest_volume).sum();
-        let k = e * (volume / solid.nodes.len() as f64).cbrt();
+        let Some((m, k)) = solid.surface_node_stiffness(&model.node_mass) else { continue };
         let period = (m / k).sqrt();
         if h > period {
             let _ = writeln!(
@@ -363,14 +371,25 @@ fn lumped_mass_notes(model: &Model, s: &mut String) {
 
 /// Peak memory of a matrix-free (`linear_solver: Iterative`) penalty run, in bytes: the process
 /// baseline, per element its energy and gradient, the product and preconditioner buffers (and a
-/// 12×12 damping stiffness with Rayleigh beta), per node its 3×3 preconditioner block, and about
-/// 30 full-length vectors (state, forces, residual, integrator levels, BiCGSTAB). Measured: 15.7 MB
-/// for the 6000-tet ramp; this gives 17 MB.
-pub fn matrix_free_memory_estimate(model: &Model) -> usize {
+/// 12×12 damping stiffness with Rayleigh beta), per node its 3×3 preconditioner block, about 30
+/// full-length vectors (state, forces, residual, integrator levels, BiCGSTAB) and, with the
+/// Cholesky preconditioner, its matrix and factor (exact sizes from the symbolic analysis, which
+/// are returned). Measured with block Jacobi: 15.7 MB for the 6000-tet ramp; this gives 17 MB.
+pub fn matrix_free_memory_estimate(model: &Model) -> (usize, Option<(usize, usize)>) {
+    use crate::pipeline::penalty::stiffness_cholesky::{StiffnessCholesky, chooses_cholesky};
+    use crate::scene::schema::PipelineSpec;
     const BASELINE: usize = 14_000_000; // measured RSS of a run of a 192-tet scene
     let damping = model.solids.iter().any(|s| s.rayleigh.1 > 0.0);
     let per_element = 8 + 96 + 96 + 288 + if damping { 1152 } else { 0 };
-    BASELINE + model.element_count() * per_element + model.node_count() * 72 + model.dof_count() * 8 * 30
+    let base = BASELINE + model.element_count() * per_element + model.node_count() * 72 + model.dof_count() * 8 * 30;
+    let system = System::new(model, false);
+    let cholesky =
+        matches!(&model.pipeline, PipelineSpec::Penalty(p) if chooses_cholesky(&system, p.newton.preconditioner));
+    if !cholesky {
+        return (base, None);
+    }
+    let (nnz, fill) = StiffnessCholesky::sizes(&system);
+    (base + nnz * 16 + fill * 12, Some((nnz, fill)))
 }
 
 /// Peak memory of a run, in bytes: the process baseline, per-element buffers, the Jacobian, the

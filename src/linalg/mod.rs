@@ -10,6 +10,7 @@ pub mod object_cholesky;
 pub mod pcg;
 pub mod qp;
 pub mod sparse;
+pub mod woodbury;
 
 /// Runs faer's factorisations (dense LU, sparse LU and Cholesky) on the calling thread.
 ///

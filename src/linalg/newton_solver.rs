@@ -10,6 +10,7 @@
 
 use super::gmres::{Gmres, GmresInfo};
 use super::sparse::{LinearSolveError, SparseMatrix};
+use super::woodbury::Woodbury;
 use faer::linalg::solvers::SolveCore;
 use faer::sparse::linalg::solvers::{Llt, Lu, SymbolicLlt, SymbolicLu};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
@@ -183,7 +184,7 @@ impl NewtonSolver {
         let factor = self.factor.as_ref().expect("factor present");
         // Precondition with the factor corrected for the low-rank terms, so that a stiff volume
         // penalty's rank-one Jacobian does not slow GMRES down.
-        let wb = if low_rank.is_empty() { None } else { Woodbury::new(factor, low_rank) };
+        let wb = if low_rank.is_empty() { None } else { Woodbury::new(|v| factor.solve_in_place(v), low_rank) };
         self.x.iter_mut().for_each(|v| *v = 0.0);
         self.gmres.solve(
             |x, y| {
@@ -224,7 +225,7 @@ impl NewtonSolver {
             let f = self.factor_lu(a)?;
             f.solve_in_place(rhs);
             if !low_rank.is_empty() {
-                let wb = Woodbury::new(&f, low_rank).ok_or(LinearSolveError::NonFinite)?;
+                let wb = Woodbury::new(|v| f.solve_in_place(v), low_rank).ok_or(LinearSolveError::NonFinite)?;
                 wb.apply(low_rank, rhs);
             }
             info.factorizations = 1;
@@ -289,7 +290,7 @@ impl NewtonSolver {
         let woodbury = if low_rank.is_empty() {
             None
         } else {
-            Some(Woodbury::new(&factor, low_rank).ok_or(LinearSolveError::NonFinite)?)
+            Some(Woodbury::new(|v| factor.solve_in_place(v), low_rank).ok_or(LinearSolveError::NonFinite)?)
         };
         Ok(ColumnSolver { factor, woodbury, low_rank, n: a.pattern.n })
     }
@@ -308,44 +309,5 @@ impl ColumnSolver<'_> {
             b.chunks_mut(n).for_each(|x| wb.apply(self.low_rank, x));
         }
         if b.iter().all(|v| v.is_finite()) { Ok(()) } else { Err(LinearSolveError::NonFinite) }
-    }
-}
-
-/// The Sherman–Morrison–Woodbury correction that turns a solve with `A` into one with
-/// `A + U Wᵀ`: `(A + U Wᵀ)⁻¹ b = z − Y (I + Wᵀ Y)⁻¹ Wᵀ z` with `z = A⁻¹ b` and `Y = A⁻¹ U`,
-/// prepared once per factor (one extra solve per term) and then applied at the cost of a few dot
-/// products.
-struct Woodbury {
-    y: Vec<Vec<f64>>,
-    /// `(I + Wᵀ Y)⁻¹`, k×k.
-    c_inv: nalgebra::DMatrix<f64>,
-}
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(p, q)| p * q).sum()
-}
-
-impl Woodbury {
-    fn new(f: &Factor, low_rank: &[(Vec<f64>, Vec<f64>)]) -> Option<Woodbury> {
-        let k = low_rank.len();
-        let y: Vec<Vec<f64>> = low_rank
-            .iter()
-            .map(|(u, _)| {
-                let mut yj = u.clone();
-                f.solve_in_place(&mut yj);
-                yj
-            })
-            .collect();
-        let c = nalgebra::DMatrix::from_fn(k, k, |i, j| (i == j) as u8 as f64 + dot(&low_rank[i].1, &y[j]));
-        Some(Woodbury { y, c_inv: c.try_inverse()? })
-    }
-
-    /// Given `z = A⁻¹ b` in `x`, overwrite it with `(A + U Wᵀ)⁻¹ b`.
-    fn apply(&self, low_rank: &[(Vec<f64>, Vec<f64>)], x: &mut [f64]) {
-        let wz = nalgebra::DVector::from_fn(low_rank.len(), |i, _| dot(&low_rank[i].1, x));
-        let coef = &self.c_inv * wz;
-        for (j, yj) in self.y.iter().enumerate() {
-            x.iter_mut().zip(yj).for_each(|(xi, yi)| *xi -= coef[j] * yi);
-        }
     }
 }

@@ -72,6 +72,22 @@ impl Embedding {
 }
 
 impl Solid {
+    /// The median surface node mass `m` (kg) and a node's elastic stiffness `k ≈ E c` (N/m), `c`
+    /// the node spacing (the cube root of the volume per node): with `h² k / m` it says whether
+    /// an implicit step of size `h` sees a surface node as a mass or as its elements. `None`
+    /// without surface nodes.
+    pub fn surface_node_stiffness(&self, node_mass: &[f64]) -> Option<(f64, f64)> {
+        let mut m: Vec<f64> = self.surface_nodes.iter().map(|&i| node_mass[i]).collect();
+        if m.is_empty() {
+            return None;
+        }
+        m.sort_by(f64::total_cmp);
+        let l = self.elastic.lame;
+        let e = l.mu * (3.0 * l.lambda + 2.0 * l.mu) / (l.lambda + l.mu);
+        let volume: f64 = self.elements.iter().map(|t| t.rest_volume).sum();
+        Some((m[m.len() / 2], e * (volume / self.nodes.len() as f64).cbrt()))
+    }
+
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }

@@ -1648,6 +1648,9 @@ pub struct NewtonSpec {
     /// BiCGSTAB iterations per Newton step at most (`linear_solver: Iterative`).
     #[serde(default = "default_max_linear_iterations")]
     pub max_linear_iterations: usize,
+    /// BiCGSTAB's preconditioner (`linear_solver: Iterative`).
+    #[serde(default)]
+    pub preconditioner: IterativePreconditioner,
     /// Include the derivatives of the sliding basis and normal force in the Jacobian (001).
     #[serde(default = "yes")]
     pub sliding_basis_derivatives: bool,
@@ -1665,6 +1668,7 @@ impl Default for NewtonSpec {
             max_step_halvings: default_step_halvings(),
             linear_solver: LinearSolverSpec::default(),
             max_linear_iterations: default_max_linear_iterations(),
+            preconditioner: IterativePreconditioner::default(),
             sliding_basis_derivatives: true,
         }
     }
@@ -1710,8 +1714,23 @@ pub enum LinearSolverSpec {
     Lu,
     /// 001's "Iterative" (Algorithm 2): inexact Newton with BiCGSTAB, Eisenstat–Walker forcing
     /// and Jacobian-vector products by forward-mode AD of the residual; no Jacobian is assembled
-    /// (block-Jacobi preconditioner), so memory stays O(nodes + elements).
+    /// (`preconditioner` chooses what BiCGSTAB is preconditioned with).
     Iterative,
+}
+
+/// The preconditioner of `linear_solver: Iterative`'s BiCGSTAB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum IterativePreconditioner {
+    /// `Cholesky` unless its factor would hold more than 8 entries per matrix entry (a large 3D
+    /// solid), then `BlockJacobi`.
+    #[default]
+    Auto,
+    /// A sparse Cholesky of the Jacobian's positive definite part (mass, PSD-projected element
+    /// stiffness, contact node blocks), per body, kept while BiCGSTAB converges fast; stores
+    /// that matrix and its factor, never the Jacobian.
+    Cholesky,
+    /// The inverse of each node's 3×3 diagonal block of the Jacobian (O(nodes) memory).
+    BlockJacobi,
 }
 
 /// Which files a run writes.

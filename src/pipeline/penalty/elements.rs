@@ -138,6 +138,35 @@ impl Element {
         })
     }
 
+    /// A positive semi-definite stand-in for the Hessian at `q`, for a preconditioner: the tet's
+    /// and membrane's with their material stiffness projected (`project_psd`), the hinge's
+    /// Gauss–Newton `2 k w ∇θ ∇θᵀ`. Zero where the element is undefined at `q`.
+    pub fn psd_hessian(&self, model: &Model, q: &[f64]) -> SMatrix<f64, 12, 12> {
+        if self.check(model, q).is_err() {
+            return SMatrix::zeros();
+        }
+        match *self {
+            Element::Tet { solid, index } => {
+                let s = &model.solids[solid as usize];
+                let el = &s.elements[index as usize];
+                el.energy_gradient_hessian(&s.elastic, &el.nodes.map(|i| node(q, i)), true).2
+            }
+            Element::Membrane { cloth, index } => {
+                let c = &model.cloths[cloth as usize];
+                let el = &c.membrane[index as usize];
+                let h = el.energy_gradient_hessian(&c.membrane_material, &el.nodes.map(|i| node(q, i)), true).2;
+                let mut hp = SMatrix::<f64, 12, 12>::zeros();
+                hp.fixed_view_mut::<9, 9>(0, 0).copy_from(&h);
+                hp
+            }
+            Element::Hinge { cloth, index } => {
+                let c = &model.cloths[cloth as usize];
+                let el = &c.hinges[index as usize];
+                el.energy_gradient_gauss_newton(c.bending, &el.nodes.map(|i| node(q, i))).2
+            }
+        }
+    }
+
     /// The Hessian times the position direction `dq` (per stencil node), by forward-mode AD of
     /// the element's own gradient code seeded with `dq`: the tetrahedron's stress
     /// (`gradient_generic`), the membrane's `h A F S c_a` and the hinge's `2 k w δ ∇θ`.

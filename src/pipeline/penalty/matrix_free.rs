@@ -1,19 +1,23 @@
 //! 001's "Iterative" solver (Algorithm 2): inexact damped Newton whose linear systems are solved by
 //! BiCGSTAB with Eisenstat–Walker forcing, on Jacobian-vector products from forward-mode AD of the
-//! residual code itself — the element stress (`Material::pk1_generic`) and the contact kernels
-//! (`contact::kernel`), seeded with a direction — so no Jacobian is ever assembled. The
-//! preconditioner is block Jacobi: the 3×3 diagonal block of each free node, built element by
-//! element and contact by contact, O(nodes) memory.
+//! residual code itself — the element stress and gradients (`Material::pk1_generic`, the
+//! membrane's and hinge's `gradient_generic`) and the contact kernels (`contact::kernel`), seeded
+//! with a direction — so no Jacobian is ever assembled. The preconditioner is a sparse Cholesky of
+//! the Jacobian's positive definite part (`stiffness_cholesky`) or, as 001 has it, block Jacobi:
+//! the 3×3 diagonal block of each free node, built element by element and contact by contact,
+//! O(nodes) memory.
 
 use super::PenaltyPipeline;
 use super::contacts::Stencil;
 use super::newton::{NewtonOutcome, StageProblem};
+use super::stiffness_cholesky::{StiffnessCholesky, chooses_cholesky};
 use super::system::{StageSystem, System};
 use crate::contact::kernel::{collider_force, collider_linearized, triangle_force, triangle_linearized};
 use crate::linalg::bicgstab::Bicgstab;
 use crate::model::{Model, node_arr};
 use crate::pipeline::StepStats;
-use nalgebra::{Matrix3, SMatrix};
+use crate::scene::schema::IterativePreconditioner;
+use nalgebra::{DMatrixView, Matrix3, SMatrix};
 use num_dual::Dual64;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -47,22 +51,55 @@ pub struct BlockJacobi {
     inverse: Vec<Matrix3<f64>>,
 }
 
-/// Everything `linear_solver: Iterative` keeps between solves (no sparse matrix).
+/// BiCGSTAB's preconditioner (`newton.preconditioner`).
+pub enum Preconditioner {
+    BlockJacobi(BlockJacobi),
+    Cholesky(Box<StiffnessCholesky>),
+}
+
+impl Preconditioner {
+    /// Ready for the Newton iterate at `q`, `v`; `fresh` at a solve's first iteration.
+    fn prepare(&mut self, sys: &System, model: &Model, stage: &StageSystem, q: &[f64], v: &[f64], fresh: bool) {
+        match self {
+            Preconditioner::BlockJacobi(b) => b.build(sys, model, stage, q, v),
+            Preconditioner::Cholesky(c) => c.prepare(sys, model, stage, q, v, fresh),
+        }
+    }
+
+    /// `out = K⁻¹ y` on free DOFs.
+    fn apply(&self, free: &[usize], y: &[f64], out: &mut [f64]) {
+        match self {
+            Preconditioner::BlockJacobi(b) => b.apply(free, y, out),
+            Preconditioner::Cholesky(c) => c.apply(y, out),
+        }
+    }
+}
+
+/// Everything `linear_solver: Iterative` keeps between solves (never the Jacobian).
 pub struct IterativeSolver {
     products: MatrixFree,
-    preconditioner: BlockJacobi,
+    preconditioner: Preconditioner,
     krylov: Bicgstab,
 }
 
 impl IterativeSolver {
-    pub fn new(model: &Model, system: &System) -> IterativeSolver {
-        let ne = system.elems.len();
+    pub fn new(model: &Model, system: &System, kind: IterativePreconditioner) -> IterativeSolver {
+        let block_jacobi = || {
+            Preconditioner::BlockJacobi(BlockJacobi {
+                elem_blocks: vec![[Matrix3::zeros(); 4]; system.elems.len()],
+                inverse: vec![Matrix3::zeros(); model.node_count()],
+            })
+        };
+        // The symbolic analysis cannot fail on a pattern with its whole diagonal; block Jacobi
+        // stands in if it ever does.
+        let preconditioner = match chooses_cholesky(system, kind) {
+            true => StiffnessCholesky::new(system)
+                .map_or_else(|_| block_jacobi(), |c| Preconditioner::Cholesky(Box::new(c))),
+            false => block_jacobi(),
+        };
         IterativeSolver {
             products: MatrixFree::new(model, system),
-            preconditioner: BlockJacobi {
-                elem_blocks: vec![[Matrix3::zeros(); 4]; ne],
-                inverse: vec![Matrix3::zeros(); model.node_count()],
-            },
+            preconditioner,
             krylov: Bicgstab::new(system.n_free),
         }
     }
@@ -224,39 +261,11 @@ impl BlockJacobi {
                 blocks[i] += g * g.transpose() * c;
             }
         }
-        let (c_q, c_v) = (bh.contact * dq_dv, bh.contact);
-        for entry in &sys.contacts {
-            let lag = entry.lagged.as_ref();
-            match entry.stencil {
-                Stencil::Collider { node: i, collider } => {
-                    let (c, at, vc) = stage.collider(model, collider);
-                    let lin = collider_linearized(c, &at, &vc, node_arr(q, i), node_arr(v, i), &entry.params, lag);
-                    blocks[i] -= lin.dq * c_q + lin.dv * c_v;
-                }
-                Stencil::Triangle { nodes, feature, sign } => {
-                    let xs = nodes.map(|i| node_arr(q, i));
-                    let vs = nodes.map(|i| node_arr(v, i));
-                    let lin = triangle_linearized(feature, sign, &xs, &vs, &entry.params, lag);
-                    for (n, &i) in nodes.iter().enumerate() {
-                        let d: SMatrix<f64, 3, 3> = lin.dq.fixed_view::<3, 3>(3 * n, 3 * n) * c_q
-                            + lin.dv.fixed_view::<3, 3>(3 * n, 3 * n) * c_v;
-                        blocks[i] -= d;
-                    }
-                }
-                Stencil::Implicit { index } => {
-                    let (k, imp) = (index as usize, &sys.implicit);
-                    let st = &imp.stencils[k];
-                    let lin = st.linearized(&imp.gather(k, q), &imp.gather(k, v), imp.field(), &entry.params, lag);
-                    if let Some((_, _, dq, dv)) = lin {
-                        for (n, &i) in st.nodes.iter().enumerate() {
-                            let d: SMatrix<f64, 3, 3> =
-                                dq.fixed_view::<3, 3>(3 * n, 3 * n) * c_q + dv.fixed_view::<3, 3>(3 * n, 3 * n) * c_v;
-                            blocks[i] -= d;
-                        }
-                    }
-                }
+        contact_blocks(sys, model, stage, q, v, |nodes, d| {
+            for (n, &i) in nodes.iter().enumerate() {
+                blocks[i] += d.fixed_view::<3, 3>(3 * n, 3 * n);
             }
-        }
+        });
         for b in blocks.iter_mut() {
             *b = b.try_inverse().unwrap_or_else(|| Matrix3::from_diagonal(&b.diagonal().map(|d| 1.0 / d)));
         }
@@ -271,6 +280,47 @@ impl BlockJacobi {
             }
             let r = b * nalgebra::Vector3::new(y[f], y[f + 1], y[f + 2]);
             out[f..f + 3].copy_from_slice(r.as_slice());
+        }
+    }
+}
+
+/// Each contact's block of `J`, `−(b_c h a h ∂f/∂q + b_c h ∂f/∂v)` at `q`, `v`, on its stencil's
+/// nodes (3 per node, column-major), handed to `add(nodes, block)`: the contact part of the
+/// block-Jacobi and Cholesky preconditioners.
+pub(super) fn contact_blocks(
+    sys: &System,
+    model: &Model,
+    stage: &StageSystem,
+    q: &[f64],
+    v: &[f64],
+    mut add: impl FnMut(&[usize], DMatrixView<f64>),
+) {
+    let (c_q, c_v) = (stage.bh.contact * stage.dq_dv, stage.bh.contact);
+    for entry in &sys.contacts {
+        let lag = entry.lagged.as_ref();
+        match entry.stencil {
+            Stencil::Collider { node: i, collider } => {
+                let (c, at, vc) = stage.collider(model, collider);
+                let lin = collider_linearized(c, &at, &vc, node_arr(q, i), node_arr(v, i), &entry.params, lag);
+                let d = -(lin.dq * c_q + lin.dv * c_v);
+                add(&[i], DMatrixView::from_slice(d.as_slice(), 3, 3));
+            }
+            Stencil::Triangle { nodes, feature, sign } => {
+                let xs = nodes.map(|i| node_arr(q, i));
+                let vs = nodes.map(|i| node_arr(v, i));
+                let lin = triangle_linearized(feature, sign, &xs, &vs, &entry.params, lag);
+                let d = -(lin.dq * c_q + lin.dv * c_v);
+                add(&nodes, DMatrixView::from_slice(d.as_slice(), 12, 12));
+            }
+            Stencil::Implicit { index } => {
+                let (k, imp) = (index as usize, &sys.implicit);
+                let st = &imp.stencils[k];
+                let lin = st.linearized(&imp.gather(k, q), &imp.gather(k, v), imp.field(), &entry.params, lag);
+                if let Some((_, _, dq, dv)) = lin {
+                    let d = -(dq * c_q + dv * c_v);
+                    add(&st.nodes, d.as_view());
+                }
+            }
         }
     }
 }
@@ -291,7 +341,7 @@ impl PenaltyPipeline {
         let mut out = NewtonOutcome { iterations: 0, line_search_steps: 0, residual: f64::INFINITY, failure: None };
         let mut previous: Option<f64> = None;
         let n = self.system.n_free;
-        let (mut rhs, mut scale) = (vec![0.0; n], vec![0.0; n]);
+        let (mut rhs, mut scale, mut unscaled) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         for (dof, &fi) in self.system.free.iter().enumerate() {
             if fi != usize::MAX {
                 scale[fi] = 1.0 / (model.node_mass[dof / 3] * prob.sys.bh.body.max(prob.sys.bh.contact));
@@ -306,21 +356,30 @@ impl PenaltyPipeline {
                 *b = -r * w;
             }
             let IterativeSolver { products, preconditioner, krylov } =
-                self.iterative.get_or_insert_with(|| IterativeSolver::new(model, &self.system));
+                self.iterative.get_or_insert_with(|| IterativeSolver::new(model, &self.system, spec.preconditioner));
             let (system, q) = (&self.system, &self.q);
-            preconditioner.build(system, model, &prob.sys, q, v);
+            preconditioner.prepare(system, model, &prob.sys, q, v, out.iterations == 0);
             // BiCGSTAB on the scaled system (W J) p = -W r, W = diag(1 / (m b h)).
             let info = krylov.solve(
                 |y, o| {
                     products.jacobian_product(system, model, &prob.sys, q, v, y, o);
                     o.iter_mut().zip(&scale).for_each(|(oi, w)| *oi *= w);
                 },
-                |y, o| preconditioner.apply(&system.free, y, o),
+                |y, o| {
+                    // (W J)⁻¹ ≈ B⁻¹ W⁻¹: undo the row scaling before the blocks of J.
+                    o.iter_mut().zip(y).zip(&scale).for_each(|((oi, yi), w)| *oi = yi / w);
+                    unscaled.copy_from_slice(o);
+                    preconditioner.apply(&system.free, &unscaled, o)
+                },
                 &rhs,
                 &mut self.dir,
                 sigma,
                 spec.max_linear_iterations,
             );
+            if let Preconditioner::Cholesky(c) = preconditioner {
+                c.observe(info.iterations);
+                stats.factorizations += std::mem::take(&mut c.factorizations);
+            }
             stats.linear_solve_s += start.elapsed().as_secs_f64();
             stats.linear_iterations += info.iterations;
             out.iterations += 1;

@@ -7,6 +7,7 @@ pub mod contacts;
 pub mod elements;
 pub mod matrix_free;
 mod newton;
+pub mod stiffness_cholesky;
 pub mod system;
 
 use super::{Pipeline, StepError, StepStats};

@@ -335,13 +335,21 @@ impl System {
                 }
             }
             if zone.exact_jacobian {
-                let mut grad = vec![0.0; model.dof_count()];
-                zone.volume_gradient(q, &mut grad);
-                let w: Vec<f64> = self.free_part(&grad);
-                let u = w.iter().map(|g| -c * zone.pressure_slope(v) * g).collect();
-                self.low_rank.push((u, w));
+                self.low_rank.push(self.volume_low_rank(model, stage, q, k));
             }
         }
+    }
+
+    /// Zone `k`'s dense rank-one Jacobian term `u wᵀ` on free DOFs: `u = −b h a h π'(V) ∇V`,
+    /// `w = ∇V` at `q` (the zone's volume from the last evaluation).
+    pub fn volume_low_rank(&self, model: &Model, stage: &StageSystem, q: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
+        let zone = model.volume_zones().nth(k).expect("a zone index").1;
+        let c = stage.bh.body * stage.dq_dv * zone.pressure_slope(self.zone_volumes[k]);
+        let mut grad = vec![0.0; model.dof_count()];
+        zone.volume_gradient(q, &mut grad);
+        let w: Vec<f64> = self.free_part(&grad);
+        let u = w.iter().map(|g| -c * g).collect();
+        (u, w)
     }
 
     /// The free entries of a full-length vector.
