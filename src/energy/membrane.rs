@@ -142,16 +142,22 @@ impl MembraneElement {
         m.thickness * self.rest_area * Self::density(m, &(f.transpose() * f))
     }
 
-    /// The same energy generic over the AD scalar (tests, Jacobian-vector products);
-    /// `q` = [x0, y0, z0, x1, …, z2].
-    pub fn energy_generic<D: DualNum<Primitive = f64> + Copy>(&self, m: &MembraneMaterial, q: &[D; 9]) -> D {
-        // F[i][k] = Σ_j Ds[i][j] Dm⁻¹[j][k].
+    /// `F` (3×2, `F[i][k] = Σ_j Ds[i][j] Dm⁻¹[j][k]`) and `C = Fᵀ F` as `(c00, c01, c11)`, generic
+    /// over the AD scalar; `q` = [x0, y0, z0, x1, …, z2].
+    #[allow(clippy::type_complexity)]
+    fn strain_generic<D: DualNum<Primitive = f64> + Copy>(&self, q: &[D; 9]) -> ([[D; 2]; 3], (D, D, D)) {
         let ds = |i: usize, j: usize| q[3 * (j + 1) + i] - q[i];
         let f: [[D; 2]; 3] = std::array::from_fn(|i| {
             std::array::from_fn(|k| ds(i, 0) * self.dm_inv[(0, k)] + ds(i, 1) * self.dm_inv[(1, k)])
         });
         let c = |k: usize, l: usize| f[0][k] * f[0][l] + f[1][k] * f[1][l] + f[2][k] * f[2][l];
-        let (c00, c01, c11) = (c(0, 0), c(0, 1), c(1, 1));
+        (f, (c(0, 0), c(0, 1), c(1, 1)))
+    }
+
+    /// The same energy generic over the AD scalar (tests, Jacobian-vector products);
+    /// `q` = [x0, y0, z0, x1, …, z2].
+    pub fn energy_generic<D: DualNum<Primitive = f64> + Copy>(&self, m: &MembraneMaterial, q: &[D; 9]) -> D {
+        let (_, (c00, c01, c11)) = self.strain_generic(q);
         let psi = match m.model {
             MembraneModel::StVK => {
                 let (g00, g01, g11) = ((c00 - 1.0) * 0.5, c01 * 0.5, (c11 - 1.0) * 0.5);
@@ -175,12 +181,7 @@ impl MembraneElement {
     /// direction, one dual pass gives the Hessian-vector product that nested AD of the energy
     /// gives at ten times the cost. NaN where neo-Hookean is undefined.
     pub fn gradient_generic<D: DualNum<Primitive = f64> + Copy>(&self, m: &MembraneMaterial, q: &[D; 9]) -> [D; 9] {
-        let ds = |i: usize, j: usize| q[3 * (j + 1) + i] - q[i];
-        let f: [[D; 2]; 3] = std::array::from_fn(|i| {
-            std::array::from_fn(|k| ds(i, 0) * self.dm_inv[(0, k)] + ds(i, 1) * self.dm_inv[(1, k)])
-        });
-        let c = |k: usize, l: usize| f[0][k] * f[0][l] + f[1][k] * f[1][l] + f[2][k] * f[2][l];
-        let (c00, c01, c11) = (c(0, 0), c(0, 1), c(1, 1));
+        let (f, (c00, c01, c11)) = self.strain_generic(q);
         // S (symmetric 2×2) as (s00, s01, s11).
         let s = match m.model {
             MembraneModel::StVK => {
