@@ -304,13 +304,16 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
     if let crate::scene::schema::PipelineSpec::Penalty(p) = &model.pipeline
         && matrix_free
     {
-        use crate::pipeline::penalty::stiffness_cholesky::{FILL_LIMIT, StiffnessCholesky, chooses_cholesky};
+        use crate::pipeline::penalty::stiffness_cholesky::{
+            FILL_LIMIT, STIFF_RATIO, StiffnessCholesky, chooses_cholesky, stiffness_ratio,
+        };
         let system = System::new(model, false);
-        let kind = if chooses_cholesky(&system, p.newton.preconditioner) { "Cholesky" } else { "block Jacobi" };
+        let kind = if chooses_cholesky(model, &system, p.newton.preconditioner) { "Cholesky" } else { "block Jacobi" };
         let (nnz, fill) = StiffnessCholesky::sizes(&system);
         let _ = writeln!(
             s,
-            "  Iterative preconditioner: {kind} (Cholesky matrix nnz {nnz}, factor nnz {fill}; Auto takes it up to {FILL_LIMIT}× fill)"
+            "  Iterative preconditioner: {kind} (largest h² k / m {:.3}, Cholesky matrix nnz {nnz}, factor nnz {fill}; Auto takes the Cholesky above {STIFF_RATIO} up to {FILL_LIMIT}× fill)",
+            stiffness_ratio(model)
         );
     }
     if model.cloths.is_empty() && model.rod_bundles.is_empty() && model.rigids.is_empty() {
@@ -383,8 +386,7 @@ pub fn matrix_free_memory_estimate(model: &Model) -> (usize, Option<(usize, usiz
     let per_element = 8 + 96 + 96 + 288 + if damping { 1152 } else { 0 };
     let base = BASELINE + model.element_count() * per_element + model.node_count() * 72 + model.dof_count() * 8 * 30;
     let system = System::new(model, false);
-    let cholesky =
-        matches!(&model.pipeline, PipelineSpec::Penalty(p) if chooses_cholesky(&system, p.newton.preconditioner));
+    let cholesky = matches!(&model.pipeline, PipelineSpec::Penalty(p) if chooses_cholesky(model, &system, p.newton.preconditioner));
     if !cholesky {
         return (base, None);
     }

@@ -1721,8 +1721,9 @@ pub enum LinearSolverSpec {
 /// The preconditioner of `linear_solver: Iterative`'s BiCGSTAB.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum IterativePreconditioner {
-    /// `Cholesky` unless its factor would hold more than 8 entries per matrix entry (a large 3D
-    /// solid), then `BlockJacobi`.
+    /// `Cholesky` where some body's stiffness dominates its nodes' masses over a step (`h² k / m`
+    /// above 15, as for a cloth or a small stiff block) and its factor would hold at most 8
+    /// entries per matrix entry (not a large 3D solid), else `BlockJacobi`.
     #[default]
     Auto,
     /// A sparse Cholesky of the Jacobian's positive definite part (mass, PSD-projected element

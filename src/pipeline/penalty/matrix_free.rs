@@ -92,7 +92,7 @@ impl IterativeSolver {
         };
         // The symbolic analysis cannot fail on a pattern with its whole diagonal; block Jacobi
         // stands in if it ever does.
-        let preconditioner = match chooses_cholesky(system, kind) {
+        let preconditioner = match chooses_cholesky(model, system, kind) {
             true => StiffnessCholesky::new(system)
                 .map_or_else(|_| block_jacobi(), |c| Preconditioner::Cholesky(Box::new(c))),
             false => block_jacobi(),

@@ -3,15 +3,17 @@
 //!
 //! `P = M (1 + b h α) + b h (a h + β) K⁺ + Σ_contacts sym⁺(J's node-diagonal contact blocks)`,
 //!
-//! with `K⁺` the elements' Hessians made positive semi-definite ([`psd_hessian`](super::elements::Element::psd_hessian)) and
-//! the stiffness-proportional damping `β K₀` approximated by `β K⁺`. Contacts enter by their
+//! with `K⁺` the elements' Hessians made positive semi-definite
+//! ([`psd_hessian`](super::elements::Element::psd_hessian)) and the stiffness-proportional damping
+//! `β K₀` approximated by `β K⁺`. Contacts enter by their
 //! node-diagonal blocks only, so `P`'s pattern is the elements' and never changes: one symbolic
 //! analysis per run, and the bodies stay uncoupled (a block-diagonal `P` per body whatever
 //! touches). The volume penalty's dense rank-one term is applied exactly around the factor by
-//! Sherman–Morrison ([`Woodbury`]), so a nearly incompressible limb costs BiCGSTAB nothing extra.
+//! Sherman–Morrison ([`Woodbury`]), so a nearly incompressible limb costs BiCGSTAB almost no extra
+//! iterations (tube bend at μ 0.2: 68 per step with and without a water-like volume penalty).
 //!
 //! Block Jacobi (`BlockJacobi`) sees a cloth node alone, but a cloth is light and stiff in plane:
-//! its Jacobian is `h² K` with a mass term a hundred times smaller, and BiCGSTAB spends hundreds
+//! its Jacobian is `h² K` with a mass term hundreds of times smaller, and BiCGSTAB spends hundreds
 //! of iterations carrying a correction across the sheet. `P` carries it in one solve. The factor
 //! is made at the start of each Newton solve and again after a BiCGSTAB solve that needed more
 //! than [`REFRESH_AFTER`] iterations; between those, consecutive Jacobians differ little. Only
@@ -32,26 +34,46 @@ use nalgebra::{Matrix3, SMatrix};
 use rayon::prelude::*;
 
 /// A BiCGSTAB solve longer than this marks the factor stale (refactored at the next Newton
-/// iteration). A refresh costs about as much as ten Jacobian products on the tube bend
-/// (`scripts/perf_tube_bend.sh`), where 10 was measured best of 5, 10, 20 and 40.
+/// iteration). Measured on the tube bend (`scripts/perf_tube_bend.sh`, 2 frames), best of 5, 10,
+/// 20 and 40 at both μ: at μ 0.2, 1.81, 1.55, 2.00 and 2.24 s.
 pub const REFRESH_AFTER: usize = 10;
 
-/// `preconditioner: Auto` takes the Cholesky unless its factor holds more than this many entries
-/// per entry of `P`: a large 3D solid's factor fills in, and then each application and refresh
-/// costs more than block Jacobi's extra iterations. Measured on 2 cores (factor/`P` entries;
-/// s/step Cholesky against block Jacobi): the tube bend 5.1 (0.088 against 0.31, cloth and limb),
-/// `flat_stop` 1.9 (0.0017 against 0.0060), the water ball of `ball_squish` 5.7 (BiCGSTAB
-/// iterations 24× fewer), `ramp_6k` 12 (0.17 against 0.039: its 1 m box is held by its mass and
-/// 121 sliding contact nodes, whose non-symmetric friction blocks block Jacobi keeps whole and `P`
-/// only symmetrised, so the Cholesky saves no iterations there).
+/// `preconditioner: Auto` takes the Cholesky only where some body's nodes are held more by their
+/// elements than by their mass over one step, `h² k / m` ([`stiffness_ratio`]) above this: where
+/// mass dominates, block Jacobi is nearly exact and the Cholesky only adds its cost. Measured on 2
+/// cores (ratio; s/step Cholesky against block Jacobi): the tube bend 944 (0.088 against 0.31),
+/// `flat_stop`'s 0.1 m block 23 (0.0017 against 0.0060), the 1 m ramp block at 1296 tets 9.3
+/// (0.0186 against 0.0094).
+pub const STIFF_RATIO: f64 = 15.0;
+
+/// ... and only while its factor holds at most this many entries per entry of `P`: a large 3D
+/// solid's factor fills in, and then each application and refresh costs more than block Jacobi's
+/// extra iterations. `ramp_6k` (ratio 27, fill 12): 0.17 s/step against 0.039; its 121 sliding
+/// contact nodes' non-symmetric friction blocks, which block Jacobi keeps whole and `P` only
+/// symmetrised, leave the Cholesky no fewer iterations there. The tube bend's fill is 5.1.
 pub const FILL_LIMIT: usize = 8;
 
-/// Whether `preconditioner: kind` is the Cholesky for `system`'s model.
-pub fn chooses_cholesky(system: &System, kind: IterativePreconditioner) -> bool {
+/// The largest `h² k / m` over the model's solids and cloths: `k ≈ E c` for a solid's surface
+/// node (spacing `c`, [`Solid::surface_node_stiffness`](crate::model::Solid::surface_node_stiffness)),
+/// `k ≈ (2μ + λ) t` for a cloth's (plane-stress moduli, thickness `t`), `m` the median node mass.
+pub fn stiffness_ratio(model: &Model) -> f64 {
+    let h2 = model.dt * model.dt;
+    let solids = model.solids.iter().filter_map(|s| s.surface_node_stiffness(&model.node_mass));
+    let cloths = model.cloths.iter().filter(|c| !c.nodes.is_empty()).map(|c| {
+        let mut m: Vec<f64> = c.nodes.clone().map(|i| model.node_mass[i]).collect();
+        m.sort_by(f64::total_cmp);
+        let mat = &c.membrane_material;
+        (m[m.len() / 2], (2.0 * mat.mu + mat.lambda) * mat.thickness)
+    });
+    solids.chain(cloths).map(|(m, k)| h2 * k / m).fold(0.0, f64::max)
+}
+
+/// Whether `preconditioner: kind` is the Cholesky for `system`'s `model`.
+pub fn chooses_cholesky(model: &Model, system: &System, kind: IterativePreconditioner) -> bool {
     match kind {
         IterativePreconditioner::Auto => {
             let (nnz, fill) = StiffnessCholesky::sizes(system);
-            fill <= FILL_LIMIT * nnz
+            stiffness_ratio(model) > STIFF_RATIO && fill <= FILL_LIMIT * nnz
         }
         IterativePreconditioner::Cholesky => true,
         IterativePreconditioner::BlockJacobi => false,
