@@ -221,7 +221,8 @@ fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
 /// stiffness between nodes (`h² K` a hundred times its nodes' masses) and a volume penalty's
 /// dense rank-one term (by Sherman–Morrison around the factor). Every step converges (`run`), and
 /// BiCGSTAB needs at most a third of block Jacobi's iterations: measured 13× and 24× fewer, so a
-/// preconditioner that lost the element couplings or the rank-one term fails. On the cloth the
+/// preconditioner that lost the element couplings fails (the rank-one term's correction is only
+/// exercised here, by every step converging). On the cloth the
 /// steps are Lu's (gates as above). The squished water ball's are sensitive to the Newton path:
 /// Lu, Auto and Iterative, each converged to 1e-6 m/s² at every step, end 30 steps up to 4e-6 m
 /// apart, so no state is compared there.

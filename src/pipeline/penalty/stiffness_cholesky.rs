@@ -35,7 +35,7 @@ use rayon::prelude::*;
 
 /// A BiCGSTAB solve longer than this marks the factor stale (refactored at the next Newton
 /// iteration). Measured on the tube bend (`scripts/perf_tube_bend.sh`, 2 frames), best of 5, 10,
-/// 20 and 40 at both μ: at μ 0.2, 1.81, 1.55, 2.00 and 2.24 s.
+/// 20 and 40 at both μ: 1.81, 1.55, 2.00 and 2.24 s at μ 0.2; 2.95, 2.60, 2.90 and 3.34 s at 0.8.
 pub const REFRESH_AFTER: usize = 10;
 
 /// `preconditioner: Auto` takes the Cholesky only where some body's nodes are held more by their
@@ -58,8 +58,14 @@ pub const FILL_LIMIT: usize = 8;
 /// `k ≈ (2μ + λ) t` for a cloth's (plane-stress moduli, thickness `t`), `m` the median node mass.
 pub fn stiffness_ratio(model: &Model) -> f64 {
     let h2 = model.dt * model.dt;
-    let solids = model.solids.iter().filter_map(|s| s.surface_node_stiffness(&model.node_mass));
-    let cloths = model.cloths.iter().filter(|c| !c.nodes.is_empty()).map(|c| {
+    // A body whose nodes are all scripted has no unknowns to precondition.
+    let free = |nodes: std::ops::Range<usize>| nodes.into_iter().any(|i| !model.node_is_kinematic[i]);
+    let solids = model
+        .solids
+        .iter()
+        .filter(|s| free(s.nodes.clone()))
+        .filter_map(|s| s.surface_node_stiffness(&model.node_mass));
+    let cloths = model.cloths.iter().filter(|c| free(c.nodes.clone())).map(|c| {
         let mut m: Vec<f64> = c.nodes.clone().map(|i| model.node_mass[i]).collect();
         m.sort_by(f64::total_cmp);
         let mat = &c.membrane_material;
@@ -72,8 +78,10 @@ pub fn stiffness_ratio(model: &Model) -> f64 {
 pub fn chooses_cholesky(model: &Model, system: &System, kind: IterativePreconditioner) -> bool {
     match kind {
         IterativePreconditioner::Auto => {
-            let (nnz, fill) = StiffnessCholesky::sizes(system);
-            stiffness_ratio(model) > STIFF_RATIO && fill <= FILL_LIMIT * nnz
+            stiffness_ratio(model) > STIFF_RATIO && {
+                let (nnz, fill) = StiffnessCholesky::sizes(system);
+                fill <= FILL_LIMIT * nnz
+            }
         }
         IterativePreconditioner::Cholesky => true,
         IterativePreconditioner::BlockJacobi => false,
@@ -178,10 +186,12 @@ impl StiffnessCholesky {
         let (free, pattern) = (&sys.free, &self.pattern);
         let values = &mut self.values;
         values.iter_mut().for_each(|x| *x = 0.0);
-        // Adds a symmetric pair's value once, into the lower triangle.
+        // Adds entry (r, c) of a symmetric matrix given whole: only its lower-triangle half is
+        // kept (so a stencil whose two local nodes are one DOF, as a membrane's repeated node,
+        // still adds both of its entries).
         let mut add = |r: usize, c: usize, x: f64| {
-            let (r, c) = (free[r].max(free[c]), free[r].min(free[c]));
-            if r != usize::MAX {
+            let (r, c) = (free[r], free[c]);
+            if r != usize::MAX && c != usize::MAX && r >= c {
                 values[pattern.slot(r, c).expect("in the pattern")] += x;
             }
         };
@@ -195,7 +205,7 @@ impl StiffnessCholesky {
             for ((h, el), nodes) in hessians.iter().zip(elems).zip(nodes) {
                 let coef = bh * (dq_dv + el.beta(model));
                 for a in 0..12 {
-                    for b in 0..=a {
+                    for b in 0..12 {
                         if h[(a, b)] != 0.0 {
                             add(3 * nodes[a / 3] + a % 3, 3 * nodes[b / 3] + b % 3, coef * h[(a, b)]);
                         }
@@ -215,7 +225,9 @@ impl StiffnessCholesky {
         for c in 0..self.pattern.n {
             // Each column's first stored row is its diagonal (lower triangle, rows sorted).
             let k = self.pattern.col_ptr[c];
-            self.diagonal_inverse[c] = 1.0 / self.values[k];
+            // P ≥ M > 0; a massless free node would leave a zero, which the fallback skips.
+            let d = self.values[k];
+            self.diagonal_inverse[c] = if d > 0.0 { 1.0 / d } else { 0.0 };
         }
     }
 }
@@ -256,7 +268,7 @@ fn lower_node_block_pattern(system: &System) -> Pattern {
 
 fn add_block(add: &mut impl FnMut(usize, usize, f64), node: usize, s: &Matrix3<f64>) {
     for r in 0..3 {
-        for c in 0..=r {
+        for c in 0..3 {
             add(3 * node + r, 3 * node + c, s[(r, c)]);
         }
     }
