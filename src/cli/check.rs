@@ -301,24 +301,27 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
     );
     let matrix_free = matches!(&model.pipeline, crate::scene::schema::PipelineSpec::Penalty(p)
         if p.newton.linear_solver == crate::scene::schema::LinearSolverSpec::Iterative);
-    if let crate::scene::schema::PipelineSpec::Penalty(p) = &model.pipeline
-        && matrix_free
-    {
-        use crate::pipeline::penalty::stiffness_cholesky::{
-            FILL_LIMIT, STIFF_RATIO, StiffnessCholesky, chooses_cholesky, stiffness_ratio,
-        };
-        let system = System::new(model, false);
-        let kind = if chooses_cholesky(model, &system, p.newton.preconditioner) { "Cholesky" } else { "block Jacobi" };
-        let (nnz, fill) = StiffnessCholesky::sizes(&system);
-        let _ = writeln!(
-            s,
-            "  Iterative preconditioner: {kind} (largest h² k / m {:.3}, Cholesky matrix nnz {nnz}, factor nnz {fill}; Auto takes the Cholesky above {STIFF_RATIO} up to {FILL_LIMIT}× fill)",
-            stiffness_ratio(model)
-        );
-    }
+    // The preconditioner's sizes and choice, from one symbolic analysis.
+    let preconditioner = match &model.pipeline {
+        crate::scene::schema::PipelineSpec::Penalty(p) if matrix_free => {
+            use crate::pipeline::penalty::stiffness_cholesky::{
+                FILL_LIMIT, STIFF_RATIO, StiffnessCholesky, choice, stiffness_ratio,
+            };
+            let (nnz, fill) = StiffnessCholesky::sizes(&System::new(model, false));
+            let cholesky = choice(model, p.newton.preconditioner, || (nnz, fill));
+            let kind = if cholesky { "Cholesky" } else { "block Jacobi" };
+            let _ = writeln!(
+                s,
+                "  Iterative preconditioner: {kind} (largest h² k / m {:.3}, Cholesky matrix nnz {nnz}, factor nnz {fill}; Auto takes the Cholesky above {STIFF_RATIO} up to {FILL_LIMIT}× fill)",
+                stiffness_ratio(model)
+            );
+            cholesky.then_some((nnz, fill))
+        }
+        _ => None,
+    };
     if model.cloths.is_empty() && model.rod_bundles.is_empty() && model.rigids.is_empty() {
         if matrix_free {
-            let (bytes, preconditioner) = matrix_free_memory_estimate(model);
+            let bytes = matrix_free_memory_estimate(model, preconditioner);
             let what = match preconditioner {
                 Some((nnz, fill)) => format!("Cholesky preconditioner nnz {nnz}, factor nnz {fill}"),
                 None => "block-Jacobi preconditioner".into(),
@@ -376,22 +379,14 @@ fn lumped_mass_notes(model: &Model, s: &mut String) {
 /// baseline, per element its energy and gradient, the product and preconditioner buffers (and a
 /// 12×12 damping stiffness with Rayleigh beta), per node its 3×3 preconditioner block, about 30
 /// full-length vectors (state, forces, residual, integrator levels, BiCGSTAB) and, with the
-/// Cholesky preconditioner, its matrix and factor (exact sizes from the symbolic analysis, which
-/// are returned). Measured with block Jacobi: 15.7 MB for the 6000-tet ramp; this gives 17 MB.
-pub fn matrix_free_memory_estimate(model: &Model) -> (usize, Option<(usize, usize)>) {
-    use crate::pipeline::penalty::stiffness_cholesky::{StiffnessCholesky, chooses_cholesky};
-    use crate::scene::schema::PipelineSpec;
+/// Cholesky preconditioner, its matrix and factor (`cholesky`: their entries, from the symbolic
+/// analysis). Measured with block Jacobi: 15.7 MB for the 6000-tet ramp; this gives 17 MB.
+pub fn matrix_free_memory_estimate(model: &Model, cholesky: Option<(usize, usize)>) -> usize {
     const BASELINE: usize = 14_000_000; // measured RSS of a run of a 192-tet scene
     let damping = model.solids.iter().any(|s| s.rayleigh.1 > 0.0);
     let per_element = 8 + 96 + 96 + 288 + if damping { 1152 } else { 0 };
     let base = BASELINE + model.element_count() * per_element + model.node_count() * 72 + model.dof_count() * 8 * 30;
-    let system = System::new(model, false);
-    let cholesky = matches!(&model.pipeline, PipelineSpec::Penalty(p) if chooses_cholesky(model, &system, p.newton.preconditioner));
-    if !cholesky {
-        return (base, None);
-    }
-    let (nnz, fill) = StiffnessCholesky::sizes(&system);
-    (base + nnz * 16 + fill * 12, Some((nnz, fill)))
+    base + cholesky.map_or(0, |(nnz, fill)| nnz * 16 + fill * 12)
 }
 
 /// Peak memory of a run, in bytes: the process baseline, per-element buffers, the Jacobian, the

@@ -171,7 +171,9 @@ impl HingeElement {
     /// Energy and gradient, hand-derived: ∇E = 2 k w δ ∇θ with ∇θ from [`angle_gradient`].
     pub fn energy_gradient(&self, k: f64, x: &[Vector3<f64>; 4]) -> (f64, SVector<f64, 12>) {
         let d = self.angle_change(x);
-        (k * self.weight * d * d, SVector::from(self.gradient_generic(k, &flat(x))))
+        let kw = k * self.weight;
+        // The same values as `gradient_generic`'s, without its second angle evaluation.
+        (kw * d * d, angle_gradient(x) * (2.0 * kw * d))
     }
 
     /// θ − θ̄ wrapped to (−π, π] (f64).

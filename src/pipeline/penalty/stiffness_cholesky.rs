@@ -76,10 +76,16 @@ pub fn stiffness_ratio(model: &Model) -> f64 {
 
 /// Whether `preconditioner: kind` is the Cholesky for `system`'s `model`.
 pub fn chooses_cholesky(model: &Model, system: &System, kind: IterativePreconditioner) -> bool {
+    choice(model, kind, || StiffnessCholesky::sizes(system))
+}
+
+/// [`chooses_cholesky`] with `P`'s and its factor's entries given by `sizes`, asked only when
+/// the stiffness ratio calls for the Cholesky (their symbolic analysis is the costly part).
+pub fn choice(model: &Model, kind: IterativePreconditioner, sizes: impl FnOnce() -> (usize, usize)) -> bool {
     match kind {
         IterativePreconditioner::Auto => {
             stiffness_ratio(model) > STIFF_RATIO && {
-                let (nnz, fill) = StiffnessCholesky::sizes(system);
+                let (nnz, fill) = sizes();
                 fill <= FILL_LIMIT * nnz
             }
         }
