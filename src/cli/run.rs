@@ -82,6 +82,7 @@ pub fn stats_columns(model: &Model) -> Vec<String> {
         "projection_s",
         "friction_residual",
         "passes_per_projection",
+        "contact_constraints",
         "lcp_residual",
         "st_objective",
         "painleve_deg",
@@ -143,6 +144,7 @@ fn stats_row(model: &Model, state: &State, s: &StepStats, wall: f64) -> Vec<Stat
         StatValue::Float(s.projection_s),
         StatValue::Float(s.friction_residual),
         StatValue::Float(if s.projections > 0 { s.projection_passes as f64 / s.projections as f64 } else { 0.0 }),
+        StatValue::Int(s.constraints.unwrap_or(s.active_contacts) as i64),
     ];
     let d = s.diagnostics.map_or([f64::NAN; 3], |d| [d.lcp_residual, d.objective, d.painleve_deg]);
     row.extend(d.map(StatValue::Float));

@@ -22,13 +22,20 @@ enum Factor {
 }
 
 impl Factor {
-    fn solve_in_place(&self, v: &mut [f64]) {
-        let n = v.len();
-        let m = MatMut::from_column_major_slice_mut(v, n, 1);
+    /// Overwrite the columns of `v` (column-major, `n` rows each) with their solutions.
+    fn solve_columns(&self, v: &mut [f64], n: usize) {
+        if n == 0 {
+            return;
+        }
+        let m = MatMut::from_column_major_slice_mut(v, n, v.len() / n);
         match self {
             Factor::Llt(f) => f.solve_in_place_with_conj(Conj::No, m),
             Factor::Lu(f) => f.solve_in_place_with_conj(Conj::No, m),
         }
+    }
+
+    fn solve_in_place(&self, v: &mut [f64]) {
+        self.solve_columns(v, v.len());
     }
 }
 
@@ -50,6 +57,23 @@ pub struct LinearInfo {
     pub factorizations: usize,
 }
 
+/// How [`NewtonSolver::solve`] factors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direct {
+    /// GMRES around a cached factor, refreshed only when GMRES slows down.
+    Off,
+    /// A fresh sparse LU of `A` per solve, no GMRES (the penalty pipeline's `linear_solver: Lu`).
+    Lu,
+    /// A fresh exact factor per solve, no GMRES: Cholesky where `A` is symmetric (to rounding,
+    /// [`SYMMETRY_TOL`]) and positive definite, else LU.
+    Exact,
+}
+
+/// Largest `|a_ij − a_ji| / max|a|` for which a matrix counts as symmetric. An assembled Hessian is
+/// symmetric to a few ulps; its Cholesky then solves a system perturbed by that much, far below
+/// the 1e-10 that GMRES would leave. A friction Jacobian's asymmetry is of order one.
+pub const SYMMETRY_TOL: f64 = 1e-14;
+
 pub struct NewtonSolver {
     gmres: Gmres,
     factor: Option<Factor>,
@@ -67,8 +91,8 @@ pub struct NewtonSolver {
     pub rel_tol: f64,
     /// GMRES iterations after which the preconditioner is considered stale.
     pub max_iterations: usize,
-    /// Always factor `A` itself with LU and solve directly (no GMRES, no reuse).
-    pub direct_lu: bool,
+    /// Factor at every solve instead of iterating (no GMRES, no reuse).
+    pub direct: Direct,
 }
 
 impl NewtonSolver {
@@ -85,7 +109,7 @@ impl NewtonSolver {
             x: vec![0.0; n],
             rel_tol: 1e-10,
             max_iterations: 20,
-            direct_lu: false,
+            direct: Direct::Off,
         }
     }
 
@@ -138,6 +162,23 @@ impl NewtonSolver {
         Lu::try_new_with_symbolic(s, SparseColMatRef::new(sym, &a.values))
             .map(|f| Factor::Lu(Box::new(f)))
             .map_err(|e| LinearSolveError::Singular(format!("{e:?}")))
+    }
+
+    /// Whether the stored values are symmetric to [`SYMMETRY_TOL`] of the largest.
+    fn is_symmetric(&self, a: &SparseMatrix) -> bool {
+        let Some(t) = &self.transpose else { return false };
+        let scale = a.values.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        t.iter().enumerate().all(|(k, &tk)| (a.values[k] - a.values[tk]).abs() <= SYMMETRY_TOL * scale)
+    }
+
+    /// An exact factor of `a`: Cholesky if it is symmetric and positive definite, else LU.
+    fn factor_exact(&mut self, a: &SparseMatrix) -> Result<Factor, LinearSolveError> {
+        if self.is_symmetric(a)
+            && let Some(f) = self.factor_llt(a)
+        {
+            return Ok(f);
+        }
+        self.factor_lu(a)
     }
 
     /// The preconditioner kept across steps, as the values it was factored from: a checkpoint
@@ -210,7 +251,7 @@ impl NewtonSolver {
     /// Solve `A x = rhs`, overwriting `rhs` with `x`.
     /// Solve `(A + Σ u wᵀ) x = rhs` in place: `A` sparse, the low-rank terms (a volume penalty's
     /// exact Jacobian) applied without forming them — in GMRES's products, or by the
-    /// Sherman–Morrison–Woodbury formula around the direct LU.
+    /// Sherman–Morrison–Woodbury formula around the direct factor.
     pub fn solve(
         &mut self,
         a: &SparseMatrix,
@@ -221,8 +262,8 @@ impl NewtonSolver {
             self.reset_for(a);
         }
         let mut info = LinearInfo::default();
-        if self.direct_lu {
-            let f = self.factor_lu(a)?;
+        if self.direct != Direct::Off {
+            let f = if self.direct == Direct::Lu { self.factor_lu(a)? } else { self.factor_exact(a)? };
             f.solve_in_place(rhs);
             if !low_rank.is_empty() {
                 let wb = Woodbury::new(|v| f.solve_in_place(v), low_rank).ok_or(LinearSolveError::NonFinite)?;
@@ -266,7 +307,7 @@ impl NewtonSolver {
 }
 
 /// Exact solves with `A + Σ u wᵀ` for many right-hand sides (a Delassus operator's columns):
-/// one sparse LU of `A`, the columns of a block solved together by its triangular solves, each
+/// one exact factor of `A` (Cholesky where it is symmetric and positive definite, else LU), the columns of a block solved together by its triangular solves, each
 /// corrected for the low-rank terms. No GMRES; the Newton solver's cached preconditioner is left
 /// as it was.
 pub struct ColumnSolver<'a> {
@@ -286,7 +327,7 @@ impl NewtonSolver {
         if self.generation != Some(a.generation()) {
             self.reset_for(a);
         }
-        let factor = self.factor_lu(a)?;
+        let factor = self.factor_exact(a)?;
         let woodbury = if low_rank.is_empty() {
             None
         } else {
@@ -302,11 +343,9 @@ impl ColumnSolver<'_> {
         if self.n == 0 {
             return Ok(());
         }
-        let n = self.n;
-        let Factor::Lu(lu) = &self.factor else { unreachable!("column_solver factors an LU") };
-        lu.solve_in_place_with_conj(Conj::No, MatMut::from_column_major_slice_mut(b, self.n, b.len() / n));
+        self.factor.solve_columns(b, self.n);
         if let Some(wb) = &self.woodbury {
-            b.chunks_mut(n).for_each(|x| wb.apply(self.low_rank, x));
+            b.chunks_mut(self.n).for_each(|x| wb.apply(self.low_rank, x));
         }
         if b.iter().all(|v| v.is_finite()) { Ok(()) } else { Err(LinearSolveError::NonFinite) }
     }

@@ -17,6 +17,9 @@ pub struct StepStats {
     pub contact_iterations: usize,
     pub kappa: f64,
     pub active_contacts: usize,
+    /// Contact constraints of the step's problem where they outnumber the active contacts
+    /// (`Smooth`: every vertex within a field's reach, 000 Table 2's n); `None`: the active ones.
+    pub constraints: Option<usize>,
     /// Smallest gap among active contacts at the end of the step (+inf without contacts).
     pub min_gap: f64,
     pub converged: bool,
@@ -92,6 +95,7 @@ impl StepStats {
         self.final_residual = s.final_residual;
         self.kappa = s.kappa;
         self.active_contacts = s.active_contacts;
+        self.constraints = s.constraints;
         self.min_gap = s.min_gap;
         self.elastic_energy = s.elastic_energy;
         self.friction_residual = s.friction_residual;

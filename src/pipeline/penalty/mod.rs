@@ -13,6 +13,7 @@ pub mod system;
 use super::{Pipeline, StepError, StepStats};
 use crate::contact::penalty::Penalty;
 use crate::integrator::{Level, LevelState, Levels, Scheme};
+use crate::linalg::newton_solver::Direct;
 use crate::model::{Model, State, StepHistory, node};
 use crate::scene::schema::{FrictionEvaluation, IntegratorSpec, LinearSolverSpec, PenaltySpec};
 use contacts::{Detector, lagged_entries};
@@ -49,7 +50,7 @@ impl PenaltyPipeline {
     pub fn new(model: &Model, state: &State, spec: PenaltySpec) -> PenaltyPipeline {
         let n = model.dof_count();
         let mut system = System::new(model, spec.newton.linear_solver != LinearSolverSpec::Iterative);
-        system.linear.direct_lu = spec.newton.linear_solver == LinearSolverSpec::Lu;
+        system.linear.direct = if spec.newton.linear_solver == LinearSolverSpec::Lu { Direct::Lu } else { Direct::Off };
         let nf = system.n_free;
         PenaltyPipeline {
             scheme_name: Scheme::new(spec.integrator, false).name,

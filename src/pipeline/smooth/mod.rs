@@ -206,6 +206,7 @@ impl Pipeline for SmoothPipeline {
             }
         }
         stats.active_contacts = kept.iter().filter(|&&c| fr.r[3 * c] > 0.0).count();
+        stats.constraints = Some(contacts.len());
         stats.min_gap = kept.iter().map(|&c| contacts[c].gap).fold(f64::INFINITY, f64::min);
         stats.elastic_energy = self.system.elastic_energy;
         stats.converged = stats.failure.is_none();
