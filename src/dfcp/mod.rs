@@ -44,6 +44,7 @@ pub mod nl_ica;
 pub mod par_kernels;
 pub mod pgs_lcp;
 pub mod pgs_polygon;
+pub mod polar_newton;
 pub mod polar_sp;
 pub mod problem;
 pub mod prox;

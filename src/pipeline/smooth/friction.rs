@@ -297,7 +297,7 @@ pub fn solve(
     let mut u = vec![0.0; r.len()];
     let r0 = r.clone();
     let mut report = if spec.friction.solver == SmoothFrictionSolver::PolarStaggeredProjections {
-        let (rep, counts) = polar_sp::solve_counted(&p, &mut r, &mut u, &opts, spec.friction.stop);
+        let (rep, counts) = polar_sp::solve_counted(&p, &mut r, &mut u, &opts, spec.friction.stop, true);
         out.counts = counts;
         rep
     } else {
