@@ -8,8 +8,8 @@
 # resolutions. Per run: the mean and largest contact count n
 # (contacts with a normal impulse), the predictor's interior-point iterations and its time
 # (assembly + linear solves), the friction step's time (Delassus operator, polar Staggered
-# Projections, corrector), k_t (friction iterations per step) and i_k (passes per projection),
-# seconds per step and per frame, and peak memory. Prints one Markdown table.
+# Projections, corrector), k_t (friction iterations per step) and i_k (passes and Newton steps per
+# projection), seconds per step and per frame, and peak memory. Prints two Markdown tables.
 #
 # Usage: scripts/perf_smooth.sh      (about 15 minutes on 2 cores)
 # Environment: FRICSIM=path/to/binary (default: build in release).

@@ -14,23 +14,27 @@
 //! * `P_T`: a sliding contact moves along its ellipse, `y = (a cos θ, b sin θ)`, one unknown θ;
 //!   a sticking one moves freely in its plane. The Hessian in these unknowns is `W_TT` seen
 //!   through the tangents `dy/dθ` plus `−g · y` on a sliding contact's diagonal (the boundary's
-//!   curvature; positive where friction opposes the slip).
+//!   curvature; positive at a sliding optimum, clamped at zero on the way).
 //!
-//! A Newton step is kept only where it brings the projection's optimality error (its natural
-//! map) down after returning to the feasible set, and a Gauss–Seidel pass after it checks the
-//! active set; a refused step hands back to Gauss–Seidel passes.
+//! A Newton step is kept only where it at least halves the projection's optimality error (its
+//! natural map) after returning to the feasible set; the projection ends when that error meets
+//! the pass tolerance, and otherwise a Gauss–Seidel pass follows; a refused step hands back to
+//! Gauss–Seidel passes.
 //! The dense factorisations cost `n³/3` against a pass's `9 n²` for `n` mutually coupled
 //! contacts, so Newton serves problems of at most [`MAX_CONTACTS`] contacts.
 
 use super::problem::LocalProblem;
 use crate::friction::cone::project_ellipse;
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DVector, SMatrix, Vector2};
 
-/// Largest number of contacts for which the dense Newton steps run: a step then costs at most
-/// about as much as 70 Gauss–Seidel passes (a friction Hessian of 2n = 600 unknowns).
+/// Largest number of contacts for which the dense Newton steps run. A step's Hessian is built
+/// block by block (O(n²), like a pass) and factored in at most (2n)³/3 flops: at 300 contacts
+/// about as much as 100 passes of 9n², against the hundreds a coupled projection needs.
 pub const MAX_CONTACTS: usize = 300;
-/// A friction impulse within this relative distance of its ellipse counts as sliding
-/// (Gauss–Seidel's exact per-contact update leaves it on the boundary to rounding).
+/// Rounds of `P_N`'s step that drop contacts its solution would pull (each a factorisation).
+const MAX_ACTIVE_SET_ROUNDS: usize = 4;
+/// A friction impulse whose squared elliptic norm `(y₁/a)² + (y₂/b)²` is within this of 1 counts
+/// as sliding (Gauss–Seidel's exact per-contact update leaves it on the boundary to rounding).
 const BOUNDARY_TOL: f64 = 1e-9;
 
 /// `W` as a dense matrix, for the Newton steps of a problem of at most [`MAX_CONTACTS`] contacts.
@@ -72,9 +76,11 @@ impl DenseW {
     /// last steps (then Gauss–Seidel crawled through the last digits) or, with a round-off
     /// allowance, accepted steps that undid each other.
     /// Returns the trial's error if it was taken.
+    /// A step must at least halve the error: one that barely helps would be followed by another
+    /// after every pass, each a dense factorisation.
     fn accept(&self, p: &LocalProblem, r: &mut [f64], trial: Vec<f64>, measure: Measure) -> Option<f64> {
         let after = measure(p, &self.velocity(p, &trial), &trial);
-        let closer = after < measure(p, &self.velocity(p, r), r);
+        let closer = after.is_finite() && after < 0.5 * measure(p, &self.velocity(p, r), r);
         if closer {
             r.copy_from_slice(&trial);
         }
@@ -85,6 +91,11 @@ impl DenseW {
 /// The optimality error of one projection's problem at `r` with velocities `u`.
 type Measure = fn(&LocalProblem, &DVector<f64>, &[f64]) -> f64;
 
+/// The larger of two errors, infinite if either is not a number (`f64::max` drops a NaN).
+fn largest(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() { f64::INFINITY } else { a.max(b) }
+}
+
 /// `P_N`'s: the largest `|r_N − max(0, r_N − u_N / W_NN)|`.
 fn normal_error(p: &LocalProblem, u: &DVector<f64>, r: &[f64]) -> f64 {
     (0..p.nc())
@@ -92,7 +103,7 @@ fn normal_error(p: &LocalProblem, u: &DVector<f64>, r: &[f64]) -> f64 {
             let w = p.blocks.diag[c][0];
             if w > 0.0 { (r[3 * c] - (r[3 * c] - u[3 * c] / w).max(0.0)).abs() } else { 0.0 }
         })
-        .fold(0.0, f64::max)
+        .fold(0.0, largest)
 }
 
 /// `P_T`'s: the largest `|y − Π_E(y − u_T / w)|` with `w` the mean of the contact's tangential
@@ -110,7 +121,7 @@ fn friction_error(p: &LocalProblem, u: &DVector<f64>, r: &[f64]) -> f64 {
             let z = project_ellipse([y[0] - u[3 * c + 1] / w, y[1] - u[3 * c + 2] / w], a, b);
             (y[0] - z[0]).abs().max((y[1] - z[1]).abs())
         })
-        .fold(0.0, f64::max)
+        .fold(0.0, largest)
 }
 
 /// One Newton step of `P_N`: the projection's optimality error after it ([`normal_error`], in
@@ -118,17 +129,32 @@ fn friction_error(p: &LocalProblem, u: &DVector<f64>, r: &[f64]) -> f64 {
 /// contact, a singular block, or no progress).
 pub fn normal_step(p: &LocalProblem, d: &DenseW, r: &mut [f64]) -> Option<f64> {
     let u = d.velocity(p, r);
-    // Free: pushing now, or pulled in by the others (Gauss–Seidel would lift it off zero).
-    let free: Vec<usize> = (0..p.nc()).filter(|&c| r[3 * c] > 0.0 || u[3 * c] < 0.0).collect();
-    if free.is_empty() {
-        return None;
-    }
-    let h = DMatrix::from_fn(free.len(), free.len(), |i, j| d.w[(3 * free[i], 3 * free[j])]);
-    let g = DVector::from_fn(free.len(), |i, _| -u[3 * free[i]]);
-    let step = h.cholesky()?.solve(&g);
+    // Free: pushing now, or pulled in by the others (Gauss–Seidel would lift it off zero); a
+    // contact no dof reaches (W_NN = 0) is left to Gauss–Seidel, which skips it.
+    let mut free: Vec<usize> =
+        (0..p.nc()).filter(|&c| p.blocks.diag[c][0] > 0.0 && (r[3 * c] > 0.0 || u[3 * c] < 0.0)).collect();
+    // The normal velocities without any normal impulse: the free ones solve W_FF r_F = −b_F.
     let mut trial = r.to_vec();
-    for (i, &c) in free.iter().enumerate() {
-        trial[3 * c] = (trial[3 * c] + step[i]).max(0.0);
+    (0..p.nc()).for_each(|c| trial[3 * c] = 0.0);
+    let b = d.velocity(p, &trial);
+    // Contacts the solution would pull (r < 0) leave the free set and the rest is solved
+    // again (a few rounds; the acceptance test judges what is left).
+    for _ in 0..MAX_ACTIVE_SET_ROUNDS {
+        if free.is_empty() {
+            return None;
+        }
+        let h = DMatrix::from_fn(free.len(), free.len(), |i, j| d.w[(3 * free[i], 3 * free[j])]);
+        let g = DVector::from_fn(free.len(), |i, _| -b[3 * free[i]]);
+        let x = h.cholesky()?.solve(&g);
+        let pulled = x.iter().any(|v| *v < 0.0);
+        for (i, &c) in free.iter().enumerate() {
+            trial[3 * c] = x[i].max(0.0);
+        }
+        if !pulled {
+            break;
+        }
+        free = free.iter().zip(x.iter()).filter(|(_, v)| **v >= 0.0).map(|(c, _)| *c).collect();
+        free.iter().for_each(|&c| trial[3 * c] = 0.0);
     }
     d.accept(p, r, trial, normal_error)
 }
@@ -152,7 +178,9 @@ pub fn friction_step(p: &LocalProblem, d: &DenseW, r: &mut [f64]) -> Option<f64>
     let mut cols = 0;
     for c in 0..p.nc() {
         let (a, b) = axes(c);
-        if a <= 0.0 || b <= 0.0 {
+        let diag = &p.blocks.diag[c];
+        // No friction to move, or a tangential block no dof reaches (left to Gauss–Seidel).
+        if a <= 0.0 || b <= 0.0 || diag[4] * diag[8] - diag[5] * diag[7] <= 0.0 {
             continue;
         }
         let y = [r[3 * c + 1], r[3 * c + 2]];
@@ -167,30 +195,41 @@ pub fn friction_step(p: &LocalProblem, d: &DenseW, r: &mut [f64]) -> Option<f64>
         return None;
     }
     // Tangent columns: a sliding contact's dy/dθ, a sticking contact's two unit vectors.
-    let mut t = DMatrix::zeros(2 * moving.len(), cols);
-    for (k, &(c, how, col)) in moving.iter().enumerate() {
-        match how {
+    let tangents: Vec<SMatrix<f64, 2, 2>> = moving
+        .iter()
+        .map(|&(c, how, _)| match how {
             Move::Slide { theta } => {
                 let (a, b) = axes(c);
-                t[(2 * k, col)] = -a * theta.sin();
-                t[(2 * k + 1, col)] = b * theta.cos();
+                SMatrix::<f64, 2, 2>::new(-a * theta.sin(), 0.0, b * theta.cos(), 0.0)
             }
-            Move::Stick => {
-                t[(2 * k, col)] = 1.0;
-                t[(2 * k + 1, col + 1)] = 1.0;
+            Move::Stick => SMatrix::<f64, 2, 2>::identity(),
+        })
+        .collect();
+    let width = |how: Move| if matches!(how, Move::Slide { .. }) { 1 } else { 2 };
+    // H = Tᵀ W_TT T block by block (T is block diagonal), and the gradient Tᵀ u_T.
+    let mut hess = DMatrix::zeros(cols, cols);
+    let mut grad = DVector::zeros(cols);
+    for (k, &(c, how, col)) in moving.iter().enumerate() {
+        let g = tangents[k].transpose() * Vector2::new(u[3 * c + 1], u[3 * c + 2]);
+        for i in 0..width(how) {
+            grad[col + i] = g[i];
+        }
+        for (l, &(e, how_e, col_e)) in moving.iter().enumerate() {
+            let w = SMatrix::<f64, 2, 2>::from_fn(|i, j| d.w[(3 * c + 1 + i, 3 * e + 1 + j)]);
+            let block = tangents[k].transpose() * w * tangents[l];
+            for i in 0..width(how) {
+                for j in 0..width(how_e) {
+                    hess[(col + i, col_e + j)] = block[(i, j)];
+                }
             }
         }
-    }
-    let rows: Vec<usize> = moving.iter().flat_map(|&(c, _, _)| [3 * c + 1, 3 * c + 2]).collect();
-    let wtt = DMatrix::from_fn(rows.len(), rows.len(), |i, j| d.w[(rows[i], rows[j])]);
-    let g = DVector::from_fn(rows.len(), |i, _| u[rows[i]]);
-    let mut hess = t.transpose() * wtt * &t;
-    for &(c, how, col) in &moving {
         if let Move::Slide { .. } = how {
-            hess[(col, col)] -= u[3 * c + 1] * r[3 * c + 1] + u[3 * c + 2] * r[3 * c + 2];
+            // The boundary's curvature, −u_T · y: positive at a sliding optimum (friction
+            // opposes the slip), possibly not on the way there for an elliptic cone; a
+            // negative value would make the step a saddle's, so it is clamped.
+            hess[(col, col)] += (-(u[3 * c + 1] * r[3 * c + 1] + u[3 * c + 2] * r[3 * c + 2])).max(0.0);
         }
     }
-    let grad = t.transpose() * g;
     let step = hess.cholesky()?.solve(&(-grad));
     let mut trial = r.to_vec();
     for &(c, how, col) in &moving {

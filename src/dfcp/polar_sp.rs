@@ -42,8 +42,8 @@ const PASSES_BEFORE_NEWTON: usize = 3;
 /// projection's angle; the cap only guards a degenerate `W` block).
 const MAX_THETA_NEWTON: usize = 50;
 
-/// Work of one solve: projections run and passes over the contacts they took (000 Table 2's
-/// `k_t` is `iterations` of the report, its `i_k` is `passes / projections`).
+/// Work of one solve: projections run and the passes over the contacts and Newton steps they
+/// took (000 Table 2's `k_t` is `iterations` of the report, its `i_k` is `passes / projections`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ProjectionCounts {
     pub projections: usize,
@@ -152,8 +152,8 @@ const NORMAL: NewtonStep = polar_newton::normal_step;
 
 /// One projection: passes of `update` over the contacts until a pass changes nothing (relative
 /// to the largest impulse), with a Newton step after each pass from the
-/// [`PASSES_BEFORE_NEWTON`]th on (after a refused step, that many passes first again); returns
-/// the passes and Newton steps.
+/// [`PASSES_BEFORE_NEWTON`]th on (after a refused step, twice as many passes as before first);
+/// returns the passes and Newton steps (000's `i_k` counts both).
 fn project(
     p: &LocalProblem,
     r: &mut [f64],
@@ -161,7 +161,7 @@ fn project(
     update: fn(&LocalProblem, usize, [f64; 3], &mut [f64]) -> f64,
     newton: Option<(&DenseW, NewtonStep)>,
 ) -> usize {
-    let (mut work, mut next_newton) = (0, PASSES_BEFORE_NEWTON);
+    let (mut work, mut next_newton, mut backoff) = (0, PASSES_BEFORE_NEWTON, PASSES_BEFORE_NEWTON);
     for pass in 1..=MAX_PASSES {
         work += 1;
         let mut change = 0.0f64;
@@ -182,8 +182,13 @@ fn project(
                 // at 1.04 times the tolerance between the two for 200 passes).
                 Some(error) if error <= tol * scale => return work,
                 Some(_) => {}
-                // A wrong active set: let Gauss–Seidel passes settle it again.
-                None => next_newton = pass + PASSES_BEFORE_NEWTON,
+                // A wrong active set, or a singular block: Gauss–Seidel passes first, twice as
+                // many after each refusal (a factorisation wasted every few passes cost more
+                // than the passes on a rigid body's rank-6 W).
+                None => {
+                    next_newton = pass + backoff;
+                    backoff *= 2;
+                }
             }
         }
     }

@@ -145,12 +145,20 @@ impl NewtonSolver {
         for (k, &tk) in t.iter().enumerate() {
             self.sym_values[k] = 0.5 * (a.values[k] + a.values[tk]);
         }
+        let values = std::mem::take(&mut self.sym_values);
+        let f = self.llt_of(a, &values);
+        self.sym_values = values;
+        f
+    }
+
+    /// Cholesky of `a`'s pattern holding `values` (its lower triangle is read).
+    fn llt_of(&mut self, a: &SparseMatrix, values: &[f64]) -> Option<Factor> {
         let sym = Self::symbolic(a);
         if self.sym_llt.is_none() {
             self.sym_llt = SymbolicLlt::try_new(sym, Side::Lower).ok();
         }
         let s = self.sym_llt.clone()?;
-        Llt::try_new_with_symbolic(s, SparseColMatRef::new(sym, &self.sym_values), Side::Lower).ok().map(Factor::Llt)
+        Llt::try_new_with_symbolic(s, SparseColMatRef::new(sym, values), Side::Lower).ok().map(Factor::Llt)
     }
 
     fn factor_lu(&mut self, a: &SparseMatrix) -> Result<Factor, LinearSolveError> {
@@ -173,8 +181,10 @@ impl NewtonSolver {
 
     /// An exact factor of `a`: Cholesky if it is symmetric and positive definite, else LU.
     fn factor_exact(&mut self, a: &SparseMatrix) -> Result<Factor, LinearSolveError> {
+        // `a` itself, not its symmetric part in `sym_values`: those are the cached
+        // preconditioner's values, which a checkpoint stores to rebuild it bit for bit.
         if self.is_symmetric(a)
-            && let Some(f) = self.factor_llt(a)
+            && let Some(f) = self.llt_of(a, &a.values)
         {
             return Ok(f);
         }
@@ -307,9 +317,9 @@ impl NewtonSolver {
 }
 
 /// Exact solves with `A + Σ u wᵀ` for many right-hand sides (a Delassus operator's columns):
-/// one exact factor of `A` (Cholesky where it is symmetric and positive definite, else LU), the columns of a block solved together by its triangular solves, each
-/// corrected for the low-rank terms. No GMRES; the Newton solver's cached preconditioner is left
-/// as it was.
+/// one exact factor of `A` (Cholesky where it is symmetric and positive definite, else LU), the
+/// columns of a block solved together by its triangular solves, each corrected for the low-rank
+/// terms. No GMRES; the Newton solver's cached preconditioner is left as it was.
 pub struct ColumnSolver<'a> {
     factor: Factor,
     woodbury: Option<Woodbury>,

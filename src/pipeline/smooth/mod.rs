@@ -163,6 +163,7 @@ impl Pipeline for SmoothPipeline {
             forward: &forward,
             lambda0: &lambda0,
             speed_mass: Default::default(),
+            curvature_slots: Default::default(),
             joints: joints.as_ref(),
         };
         let mut v = v_hat.clone();

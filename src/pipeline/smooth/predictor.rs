@@ -18,7 +18,7 @@
 //! contacts' `Aᵀ D A`, so the Newton system is reduced to the nodes by the Schur complement of
 //! the rigid block `S = M_r + A_rᵀ D A_r` (dense, 6 per body): `−B S⁻¹ Bᵀ = −C Cᵀ` with
 //! `B = A_nᵀ D A_r` enters the sparse solver as rank-one terms (in GMRES's products, or by
-//! Sherman–Morrison–Woodbury around the LU), and the rigid directions follow from `S`.
+//! Sherman–Morrison–Woodbury around the direct factor), and the rigid directions follow from `S`.
 
 use super::contacts::SmoothContact;
 use super::joints::RigidSpace;
@@ -61,6 +61,18 @@ pub struct Predictor<'a> {
     pub speed_mass: std::cell::OnceCell<Vec<f64>>,
     /// The rigid velocities the joints allow (`joints`), if any joint.
     pub joints: Option<&'a RigidSpace>,
+    /// Per contact, its normal row's coefficients on the free nodal dofs and the Jacobian slots
+    /// of their products (`Aᵀ D A`), for the pattern generation they were found in: the rows are
+    /// fixed within a solve, and finding each slot by search at every iteration was most of
+    /// the predictor's own time where a contact depends on a field's many nodes.
+    pub curvature_slots: std::cell::RefCell<Option<(u64, Vec<CurvatureBlock>)>>,
+}
+
+/// One contact's part of `Aᵀ D A` ([`Predictor::curvature_slots`]).
+pub struct CurvatureBlock {
+    coefficients: Vec<f64>,
+    /// Row-major over pairs of `coefficients`.
+    slots: Vec<usize>,
 }
 
 /// Outcome of the predictor: `v` holds `q̇*`, `lambda` the normal impulses `r_N*`.
@@ -211,28 +223,46 @@ impl Predictor<'_> {
         e
     }
 
-    /// Add `Aᵀ diag(d) A` into the assembled Jacobian; false if its pattern lacked entries.
+    /// Add `Aᵀ diag(d) A` into the assembled Jacobian; false if its pattern lacked entries
+    /// (recorded as missing).
     fn add_constraint_curvature(&self, sys: &mut System, d: &[f64]) -> bool {
-        let n = sys.n_free;
-        for (k, &dk) in self.contacts.iter().zip(d) {
-            for (&i, bi) in k.nodes.iter().zip(&k.blocks) {
-                for (&j, bj) in k.nodes.iter().zip(&k.blocks) {
-                    for a in 0..3 {
-                        let r = self.index(sys, i, a);
-                        if r >= n {
-                            continue;
-                        }
-                        for b in 0..3 {
-                            let c = self.index(sys, j, b);
-                            if c < n {
-                                sys.jacobian.add(r, c, dk * bi[(0, a)] * bj[(0, b)]);
-                            }
-                        }
-                    }
+        let generation = sys.jacobian.generation();
+        let mut cache = self.curvature_slots.borrow_mut();
+        if cache.as_ref().map(|c| c.0) != Some(generation) {
+            let Some(blocks) = self.curvature_blocks(sys) else { return false };
+            *cache = Some((generation, blocks));
+        }
+        let blocks = &cache.as_ref().expect("filled above").1;
+        let values = &mut sys.jacobian.values;
+        for (b, &dk) in blocks.iter().zip(d) {
+            let m = b.coefficients.len();
+            for (i, ai) in b.coefficients.iter().enumerate() {
+                for (slot, aj) in b.slots[i * m..(i + 1) * m].iter().zip(&b.coefficients) {
+                    values[*slot] += dk * ai * aj;
                 }
             }
         }
-        sys.jacobian.missing.is_empty()
+        true
+    }
+
+    /// Each contact's [`CurvatureBlock`], or `None` with the missing entries recorded.
+    fn curvature_blocks(&self, sys: &mut System) -> Option<Vec<CurvatureBlock>> {
+        let n = sys.n_free;
+        let mut blocks = Vec::with_capacity(self.contacts.len());
+        for k in self.contacts {
+            let row: Vec<(usize, f64)> = self.row(sys, k).filter(|(f, _)| *f < n).collect();
+            let mut slots = Vec::with_capacity(row.len() * row.len());
+            for &(r, _) in &row {
+                for &(c, _) in &row {
+                    match sys.jacobian.pattern.slot(r, c) {
+                        Some(s) => slots.push(s),
+                        None => sys.jacobian.missing.push((r, c)),
+                    }
+                }
+            }
+            blocks.push(CurvatureBlock { coefficients: row.into_iter().map(|(_, a)| a).collect(), slots });
+        }
+        sys.jacobian.missing.is_empty().then_some(blocks)
     }
 
     /// Row 0 of contact `k` over the unknowns: `(index, coefficient)`.
