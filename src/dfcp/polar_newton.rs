@@ -78,9 +78,17 @@ impl DenseW {
     /// Returns the trial's error if it was taken.
     /// A step must at least halve the error: one that barely helps would be followed by another
     /// after every pass, each a dense factorisation.
-    fn accept(&self, p: &LocalProblem, r: &mut [f64], trial: Vec<f64>, measure: Measure) -> Option<f64> {
+    /// `u` is `r`'s velocity, which the step computed already.
+    fn accept(
+        &self,
+        p: &LocalProblem,
+        r: &mut [f64],
+        u: &DVector<f64>,
+        trial: Vec<f64>,
+        measure: Measure,
+    ) -> Option<f64> {
         let after = measure(p, &self.velocity(p, &trial), &trial);
-        let closer = after.is_finite() && after < 0.5 * measure(p, &self.velocity(p, r), r);
+        let closer = after.is_finite() && after < 0.5 * measure(p, u, r);
         if closer {
             r.copy_from_slice(&trial);
         }
@@ -156,7 +164,7 @@ pub fn normal_step(p: &LocalProblem, d: &DenseW, r: &mut [f64]) -> Option<f64> {
         free = free.iter().zip(x.iter()).filter(|(_, v)| **v >= 0.0).map(|(c, _)| *c).collect();
         free.iter().for_each(|&c| trial[3 * c] = 0.0);
     }
-    d.accept(p, r, trial, normal_error)
+    d.accept(p, r, &u, trial, normal_error)
 }
 
 /// How a contact's friction moves in the Newton step of `P_T`.
@@ -166,6 +174,13 @@ enum Move {
     Slide { theta: f64 },
     /// In its plane (two unknowns).
     Stick,
+}
+
+impl Move {
+    /// Its number of unknowns.
+    fn width(self) -> usize {
+        if matches!(self, Move::Slide { .. }) { 1 } else { 2 }
+    }
 }
 
 /// One Newton step of `P_T` (see the module doc): the optimality error after it
@@ -189,7 +204,7 @@ pub fn friction_step(p: &LocalProblem, d: &DenseW, r: &mut [f64]) -> Option<f64>
         let outward = u[3 * c + 1] * y[0] / (a * a) + u[3 * c + 2] * y[1] / (b * b) < 0.0;
         let how = if on_boundary && outward { Move::Slide { theta: (y[1] / b).atan2(y[0] / a) } } else { Move::Stick };
         moving.push((c, how, cols));
-        cols += if matches!(how, Move::Slide { .. }) { 1 } else { 2 };
+        cols += how.width();
     }
     if moving.is_empty() {
         return None;
@@ -205,20 +220,19 @@ pub fn friction_step(p: &LocalProblem, d: &DenseW, r: &mut [f64]) -> Option<f64>
             Move::Stick => SMatrix::<f64, 2, 2>::identity(),
         })
         .collect();
-    let width = |how: Move| if matches!(how, Move::Slide { .. }) { 1 } else { 2 };
     // H = Tᵀ W_TT T block by block (T is block diagonal), and the gradient Tᵀ u_T.
     let mut hess = DMatrix::zeros(cols, cols);
     let mut grad = DVector::zeros(cols);
     for (k, &(c, how, col)) in moving.iter().enumerate() {
         let g = tangents[k].transpose() * Vector2::new(u[3 * c + 1], u[3 * c + 2]);
-        for i in 0..width(how) {
+        for i in 0..how.width() {
             grad[col + i] = g[i];
         }
         for (l, &(e, how_e, col_e)) in moving.iter().enumerate() {
             let w = SMatrix::<f64, 2, 2>::from_fn(|i, j| d.w[(3 * c + 1 + i, 3 * e + 1 + j)]);
             let block = tangents[k].transpose() * w * tangents[l];
-            for i in 0..width(how) {
-                for j in 0..width(how_e) {
+            for i in 0..how.width() {
+                for j in 0..how_e.width() {
                     hess[(col + i, col_e + j)] = block[(i, j)];
                 }
             }
@@ -241,5 +255,5 @@ pub fn friction_step(p: &LocalProblem, d: &DenseW, r: &mut [f64]) -> Option<f64>
         trial[3 * c + 1] = y[0];
         trial[3 * c + 2] = y[1];
     }
-    d.accept(p, r, trial, friction_error)
+    d.accept(p, r, &u, trial, friction_error)
 }
