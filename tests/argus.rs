@@ -118,3 +118,144 @@ fn a_cloth_drapes_over_a_box_and_a_cone_and_settles() {
     // Nothing passes through the floor: no node below its half-thickness by more than 0.1 mm.
     assert!(lowest > 0.0004, "lowest node at {lowest} m");
 }
+
+/// The x velocity and the sums of the contact and friction forces on the nodes `nodes`.
+fn body_forces(s: &mut fricsim::simulation::Simulation, nodes: std::ops::Range<usize>) -> (f64, [f64; 3], [f64; 3]) {
+    let (normal, friction) = s.pipeline.contact_forces(&s.model, &s.state);
+    let sum = |f: &[f64]| {
+        let mut t = [0.0; 3];
+        for i in nodes.clone() {
+            (0..3).for_each(|k| t[k] += f[3 * i + k]);
+        }
+        t
+    };
+    let vx = nodes.clone().map(|i| s.state.v[3 * i]).sum::<f64>() / nodes.len() as f64;
+    (vx, sum(&normal), sum(&friction))
+}
+
+/// 004 Table 1's belt: a leather napkin laid at rest on a tensioned conveyor slides on it
+/// (friction = mu times the load) until it has the belt's speed, then rides with it.
+#[test]
+fn a_napkin_on_a_conveyor_slides_until_it_rides_at_the_belts_speed() {
+    let (mu, g) = (0.1, 9.81);
+    let mut s = scene_file("argus_belt.ron", &[]);
+    let (belt, napkin) = (s.model.cloths[0].nodes.clone(), s.model.cloths[1].nodes.clone());
+    let (mut stats, mut ratios, mut caught_up, mut riding) = (Vec::new(), Vec::new(), None, Vec::new());
+    for _ in 0..s.model.step_count() {
+        let st = s.step().expect("finite state");
+        assert!(st.converged, "step {} failed: {:?}", s.state.step, st.failure);
+        stats.push(st);
+        let (vx, normal, friction) = body_forces(&mut s, napkin.clone());
+        // The belt's upper run under the napkin: its nodes above the axles within 2 cm in x.
+        let x = napkin.clone().map(|i| s.state.q[3 * i]).sum::<f64>() / napkin.len() as f64;
+        let under: Vec<usize> =
+            belt.clone().filter(|&i| s.state.q[3 * i + 2] > 0.5 && (s.state.q[3 * i] - x).abs() < 0.02).collect();
+        let belt_vx = under.iter().map(|&i| s.state.v[3 * i]).sum::<f64>() / under.len() as f64;
+        // Sliding once landed: the napkin starts 20 µm above the belt, and the steps in which
+        // its nodes come down carry the landing's impulses too (the third: ratio 0.09986).
+        if vx < 0.9 * belt_vx && s.state.time > 0.02 {
+            ratios.push(norm(&friction) / norm(&normal));
+        } else if vx >= 0.9 * belt_vx && caught_up.is_none() {
+            caught_up = Some((s.state.time, belt_vx));
+        }
+        if s.state.time > 0.35 {
+            riding.push((vx, belt_vx));
+        }
+    }
+    let (lo, hi) = ratios.iter().fold((f64::INFINITY, 0.0f64), |(a, b), r| (a.min(*r), b.max(*r)));
+    let (t_caught, speed) = caught_up.expect("the napkin never reached the belt's speed");
+    let n = riding.len() as f64;
+    let (napkin_v, belt_v) = riding.iter().fold((0.0, 0.0), |(a, b), (v, w)| (a + v / n, b + w / n));
+    println!(
+        "belt: sliding for {} steps at friction/load {lo:.5}–{hi:.5} (mu {mu}); 90 % of the belt's {speed:.4} m/s at {t_caught:.3} s (mu g: {:.3} s); riding at {napkin_v:.5} m/s on a belt at {belt_v:.5}; contact solver {:.2} ms/step (004 Table 1: 45 ms ours, 28 nodal, 189 NL-ICA)",
+        ratios.len(),
+        0.9 * speed / (mu * g),
+        solver_ms(&stats)
+    );
+    // Sliding, every contact meets its cone's edge: friction is mu times the load up to the
+    // solve's relative tolerance 1e-4 (a tenfold margin, as for the dragged cloth).
+    assert!(ratios.len() > 20, "slid for only {} steps", ratios.len());
+    assert!(hi <= mu * (1.0 + 1e-3) && lo >= mu * (1.0 - 1e-3), "friction/load {lo}–{hi}");
+    // Gaining mu g: 90 % of the belt's speed after 0.9 v / (mu g). The belt flaps (its upper
+    // run swings ±0.3 mm at about 8 Hz after the start), so the load, and with it the
+    // acceleration, swings by a few per cent about m g: 5 % allowed (measured 1.3 %).
+    let expected = 0.9 * speed / (mu * g);
+    assert!((t_caught - expected).abs() < 0.05 * expected, "caught up at {t_caught} s, mu g says {expected}");
+    // Then it rides: no slip against the belt under it (1e-3 of the speed; ADMM's relative
+    // tolerance is 1e-4).
+    assert!((napkin_v - belt_v).abs() < 1e-3 * belt_v, "napkin at {napkin_v} m/s on a belt at {belt_v}");
+}
+
+/// The house of cards (`argus_cards.ron`) run for `seconds` at friction `mu` with the overrides
+/// `more`: the drop of the cards' mean node height over the run and over its last `late`
+/// seconds (m), and the steps' statistics.
+fn house(mu: f64, seconds: f64, late: f64, more: &[&str]) -> (f64, f64, Vec<fricsim::pipeline::StepStats>) {
+    let mut overrides = vec![format!("friction.default.mu={mu}"), format!("duration={seconds}")];
+    overrides.extend(more.iter().map(|s| s.to_string()));
+    let mut s = scene_file("argus_cards.ron", &overrides);
+    let mean_z = |q: &[f64]| q.chunks(3).map(|c| c[2]).sum::<f64>() / (q.len() / 3) as f64;
+    let (start, mut before_late, mut stats) = (mean_z(&s.state.q), f64::NAN, Vec::new());
+    let steps = s.model.step_count();
+    let late_steps = (late / s.model.dt).round() as usize;
+    for k in 0..steps {
+        if k == steps - late_steps {
+            before_late = mean_z(&s.state.q);
+        }
+        stats.push(s.step().expect("finite state"));
+    }
+    let end = mean_z(&s.state.q);
+    (start - end, before_late - end, stats)
+}
+
+/// 004 Table 1's houses of cards: at mu = 0.6 the house stands, at 0.2 it falls, as the statics
+/// of its A-frames say (`scripts/argus.py`'s header; the frames' thresholds are tested in
+/// `tests/leaning_card.rs`). Solved by `Auto` to 1e-6: ADMM at 1e-4 misses a third of the
+/// standing house's steps (see the ignored test below).
+#[test]
+fn a_house_of_cards_stands_at_mu_0_6_and_falls_at_0_2() {
+    let exact = ["pipeline.solver=Auto", "pipeline.tolerance=1e-6"];
+    let (drop, late, stats) = house(0.6, 0.4, 0.1, &exact);
+    let missed = stats.iter().filter(|s| !s.converged).count();
+    println!(
+        "mu 0.6: the cards' mean height dropped {drop:.2e} m ({late:.1e} m in the last 0.1 s), {missed} steps short of 1e-6"
+    );
+    assert_eq!(missed, 0, "standing house: {missed} steps short of 1e-6");
+    // Settled as the contacts load (measured 0.06 mm; the undamped cards ring down by 0.3 s),
+    // then still: less than 0.1 µm in the last 0.1 s (measured 8e-10 m).
+    assert!(drop.abs() < 5e-4 && late.abs() < 1e-7, "mu 0.6: dropped {drop} m, {late} m late");
+    let (drop, _, stats) = house(0.2, 0.1, 0.05, &exact);
+    let worst = stats.iter().map(|s| s.final_residual).fold(0.0f64, f64::max);
+    println!("mu 0.2: the cards' mean height dropped {drop:.2e} m in 0.1 s; worst step error {worst:.1e}");
+    // Falling: the bottom frames' feet slide out (measured: 6 mm down on average after 0.1 s,
+    // flat by 0.2 s) against the standing house's 0.1 mm.
+    assert!(drop > 3e-3, "mu 0.2: the cards dropped only {drop} m");
+    // The collapse's steps may stop short of 1e-6 (cards piling in layers; as the single card
+    // near its threshold), but a failed solve would end far above 1e-3.
+    assert!(worst <= 1e-3, "mu 0.2: a step ended at {worst:e}");
+}
+
+/// The houses of cards as 004 Table 1 runs them, under the scene's ADMM (1e-4), 1 s each, with
+/// the contact solver's time per step beside 004's: about 15 minutes, so
+/// `cargo test --release --test argus -- --ignored houses_of_cards`.
+#[test]
+#[ignore]
+fn houses_of_cards_under_admm() {
+    for (mu, paper) in [(0.6, "92 ms ours, 144 nodal, 495 NL-ICA"), (0.2, "2.4 ms ours, 7.6 nodal, 8.7 NL-ICA")] {
+        let clock = std::time::Instant::now();
+        let (drop, late, stats) = house(mu, 1.0, 0.3, &[]);
+        let wall = clock.elapsed().as_secs_f64() / stats.len() as f64;
+        let missed = stats.iter().filter(|s| !s.converged).count();
+        println!(
+            "mu {mu}: dropped {drop:.2e} m ({late:.1e} m in the last 0.3 s), {missed} of {} steps short of 1e-4, up to {} contacts; contact solver {:.1} ms/step, whole step {:.1} ms (004 Table 1: {paper})",
+            stats.len(),
+            stats.iter().map(|s| s.active_contacts).max().unwrap(),
+            solver_ms(&stats),
+            1e3 * wall
+        );
+        if mu > 0.5 {
+            assert!(drop.abs() < 5e-4 && late.abs() < 1e-6, "mu {mu}: dropped {drop} m, {late} m late");
+        } else {
+            assert!(drop > 1e-2, "mu {mu}: dropped only {drop} m");
+        }
+    }
+}
