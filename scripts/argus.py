@@ -146,7 +146,7 @@ def cards_scene():
 // tests/leaning_card.rs, which checks the unloaded frame's thresholds) then asks, with the load
 // on B's top from 0 to 2 cards' weight, for card-on-card friction of at most 0.55 and floor friction
 // 0.24-0.36: at mu = 0.6 the house stands; at mu = 0.2 (--set 'friction.default.mu=0.2') every
-// frame's feet slip. (At 20 degrees a three-level house asks up to 0.67 of its bottom apexes
+// frame's feet slip. (At 20 degrees a three-level house asks up to 0.97 of its bottom apexes
 // under 4 cards' weight; at 30 degrees the frames are wider than a flat card can bridge.)
 // Written by scripts/argus.py.
 Scene(

@@ -32,14 +32,21 @@ const H: f64 = 1e-3;
 const R: f64 = 0.05;
 
 fn sphere(mu: f64, mu_tau: Option<f64>, v0: f64, spin0: f64, solver: &str) -> Simulation {
+    sphere_with(mu, mu_tau, v0, spin0, solver, "")
+}
+
+/// [`sphere`] with `more` written right after the sphere in the `bodies` list, before the
+/// list's `]`: more bodies (starting with a comma), which may close the list and open a `joints`
+/// one, whose `]` the scene then closes.
+fn sphere_with(mu: f64, mu_tau: Option<f64>, v0: f64, spin0: f64, solver: &str, more: &str) -> Simulation {
     let drilling = mu_tau.map_or(String::new(), |m| format!(", mu_tau: {m}"));
     let text = format!(
         r#"Scene(
     name: "drill", dt: {H}, frames: 1, frame_rate: 1.0,
-    materials: {{ "m": (density: 1000.0) }},
+    materials: {{ "m": (density: 1000.0), "steel": (density: 8000.0) }},
     friction: (default: (mu: {mu}{drilling})),
     bodies: [ Rigid(name: "s", material: "m", shape: Sphere(radius: {R}), position: (0.0, 0.0, {R}),
-                    velocity: ({v0}, 0.0, 0.0), angular_velocity: (0.0, 0.0, {})) ],
+                    velocity: ({v0}, 0.0, 0.0), angular_velocity: (0.0, 0.0, {})){more} ],
     colliders: [ Plane(name: "ground", material: "m") ],
     pipeline: Nonsmooth(solver: {solver}, tolerance: 1e-9, max_iterations: 5000),
 )"#,
@@ -252,6 +259,52 @@ fn distributed_contacts_spin_down_as_uniform_pressure() {
     println!("discrete against continuous at 8, 16, 32 cells: {errors:.4?}");
     assert!(errors[0] > errors[1] && errors[1] > errors[2] && errors[2] > 0.0, "{errors:?}");
     assert!(errors[1] <= 0.02, "{errors:?}");
+}
+
+const FLY_R: f64 = 0.03;
+const FLY_L: f64 = 0.02;
+
+/// Drilling torque on jointed bodies: the joint's rows enter the four-row problem through the
+/// same projection as the three-row one. A flywheel welded inside the sphere spins down with it
+/// (`T = (I_s + I_f) ω₀ / (μ_τ (m_s + m_f) g)`); on a hinge about the vertical, or a ball
+/// joint, it keeps its spin while the sphere, pressed down by both weights, stops at
+/// `T = I_s ω₀ / (μ_τ (m_s + m_f) g)`.
+#[test]
+fn jointed_bodies_spin_down_under_drilling_torque() {
+    let (omega0, mu_tau) = (20.0, 0.01);
+    let pi = std::f64::consts::PI;
+    let (ms, mf) = (1000.0 * 4.0 / 3.0 * pi * R.powi(3), 8000.0 * pi * FLY_R * FLY_R * FLY_L);
+    let (is, i_f) = (0.4 * ms * R * R, 0.5 * mf * FLY_R * FLY_R);
+    let press = mu_tau * (ms + mf) * G;
+    let centre = format!("(0.0, 0.0, {R})");
+    let cases = [
+        (r#"Fixed(a: "s", b: "f")"#.to_string(), (is + i_f) * omega0 / press, 0.0),
+        (format!(r#"Hinge(a: "s", b: "f", point: {centre}, axis: (0.0, 0.0, 1.0))"#), is * omega0 / press, omega0),
+        (format!(r#"Ball(a: "s", b: "f", point: {centre})"#), is * omega0 / press, omega0),
+    ];
+    for (joint, exact, flywheel) in cases {
+        // The flywheel inside the sphere (jointed bodies do not touch), spinning with it.
+        let more = format!(
+            r#",
+              Rigid(name: "f", material: "steel", shape: Cylinder(radius: {FLY_R}, length: {FLY_L}),
+                    position: (0.0, 0.0, {R}), angular_velocity: (0.0, 0.0, {})) ],
+    joints: [ {joint} "#,
+            omega0.to_degrees()
+        );
+        let mut s = sphere_with(0.5, Some(mu_tau), 0.0, omega0, "Prox", &more);
+        let (_, stop, _) = run_to_rest(&mut s, 2.0);
+        let fly = s.state.rigid[1].angular_velocity.z;
+        println!(
+            "{joint}: the sphere stops at {stop:.5} s (closed form {exact:.5} s), the flywheel then spins at {fly:.3e} rad/s"
+        );
+        // The single sphere's gate: 2 % (the step is 1 ms, under 1 % of these times).
+        assert!((stop - exact).abs() <= 0.02 * exact, "{joint}: stop {stop} vs {exact}");
+        // Welded, the flywheel stops with the sphere (to the solver's velocity accuracy); on
+        // a frictionless hinge or ball joint nothing acts on its spin about the vertical but
+        // round-off of the joints' projection (1e-9 relative allowed).
+        let tolerance = if flywheel == 0.0 { AT_REST } else { 1e-9 * omega0 };
+        assert!((fly - flywheel).abs() <= tolerance, "{joint}: flywheel at {fly} rad/s");
+    }
 }
 
 /// The scene's error for `text`, which must not load.

@@ -5,8 +5,12 @@
 //! Then two such cards leaning on each other, the house's A-frame, with the two thresholds of
 //! its statics: the floor's friction and the friction where one card's top rests on the other.
 
+#[path = "support/cards.rs"]
+mod cards;
 #[path = "support/scene_run.rs"]
 mod scene_run;
+
+use cards::{CARD, a_frame, a_frame_thresholds};
 
 /// The card's centre height after 0.5 s (m), and the steps that missed the tolerance.
 fn lean(theta_deg: f64, mu: f64) -> (f64, Vec<(u64, usize, f64)>) {
@@ -66,53 +70,6 @@ fn a_leaning_card_stands_iff_mu_is_at_least_half_tan_theta() {
     }
 }
 
-/// Two cards of length `L` leaning on each other: card B at θ from vertical, its foot on the
-/// floor; card A's top edge rests on B's face `s` below B's top (as real cards meet), so A
-/// stands a little steeper, at θ_A. Card centres `(y, z)` and A's angle, for `scripts/argus.py`'s
-/// house too.
-struct AFrame {
-    theta_a: f64,
-    theta_b: f64,
-    centre_a: (f64, f64),
-    centre_b: (f64, f64),
-}
-
-const CARD: (f64, f64, f64) = (0.064, 0.089, 1.5e-4); // width, length, half thickness (m)
-const APEX_DROP: f64 = 5e-4; // how far below B's top edge A's top rests (m)
-
-fn a_frame(theta_deg: f64) -> AFrame {
-    let (_, len, r) = CARD;
-    let tb = theta_deg.to_radians();
-    let (down, toward_a) = ((tb.sin(), -tb.cos()), (-tb.cos(), -tb.sin()));
-    let top_b = (0.0, r + len * tb.cos());
-    // A's top row sits on B's face: two half thicknesses and 20 µm off its mid-surface.
-    let gap = 2.0 * r + 2e-5;
-    let top_a = (top_b.0 + APEX_DROP * down.0 + gap * toward_a.0, top_b.1 + APEX_DROP * down.1 + gap * toward_a.1);
-    let ta = ((top_a.1 - r) / len).acos();
-    AFrame {
-        theta_a: ta,
-        theta_b: tb,
-        centre_a: (top_a.0 - 0.5 * len * ta.sin(), top_a.1 - 0.5 * len * ta.cos()),
-        centre_b: (top_b.0 + 0.5 * len * tb.sin(), top_b.1 - 0.5 * len * tb.cos()),
-    }
-}
-
-/// The least friction coefficients at the apex and on the floor for which the A-frame, as two
-/// rigid rods, can stand. Moments about B's foot give the apex's normal push `P` (the
-/// tangential force `T` acts along B, through its foot); moments about A's foot then give `T`;
-/// the floor's forces follow from B's balance and the whole's.
-fn a_frame_thresholds(f: &AFrame) -> (f64, f64) {
-    let (_, len, _) = CARD;
-    let (ta, tb) = (f.theta_a, f.theta_b);
-    let weight = 1.0;
-    let p = weight * len * tb.sin() / (2.0 * (len - APEX_DROP));
-    let t = (p * (ta + tb).cos() - weight * ta.sin() / 2.0) / (ta + tb).sin();
-    let friction_b = p * tb.cos() - t * tb.sin();
-    let normal_b = weight - p * tb.sin() - t * tb.cos();
-    let normal_a = 2.0 * weight - normal_b;
-    (t.abs() / p, friction_b.abs() / normal_b.min(normal_a))
-}
-
 /// The A-frame after `seconds` under floor friction `mu_floor` and card-on-card friction
 /// `mu_apex`: the drop of the two cards' mean centre height (m) over the run and over its second
 /// half, and the steps short of 1e-6.
@@ -140,7 +97,7 @@ fn stand_a_frame(theta_deg: f64, mu_floor: f64, mu_apex: f64, seconds: f64) -> (
         card("b", f.centre_b, -(90.0 - theta_deg)),
     );
     let mut s = scene_run::simulation(&text);
-    let mean_z = |q: &[f64]| q.chunks(3).map(|c| c[2]).sum::<f64>() / (q.len() / 3) as f64;
+    let mean_z = scene_run::mean_height;
     let start = mean_z(&s.state.q);
     let (mut missed, mut halfway) = (Vec::new(), start);
     let steps = s.model.step_count();
@@ -163,8 +120,8 @@ fn an_a_frame_stands_iff_the_floor_and_the_apex_hold_it() {
         let (apex, floor) = a_frame_thresholds(&a_frame(theta));
         // Each threshold is probed 4 % either side with the other coefficient well above its
         // own (1.5 times), as for the single card: elastic shells with point feet, not rods.
-        // Measured at 20°: apex 0.442, floor 0.190; at 30°: 0.605, 0.296 (a symmetric frame's
-        // tan θ and tan θ / 2: 0.364, 0.182 and 0.577, 0.289; A's steeper stance raises both).
+        // Computed at 20°: apex 0.443, floor 0.190; at 30°: 0.606, 0.296 (a symmetric frame's
+        // tan θ and tan θ / 2: 0.364, 0.182 and 0.577, 0.289; the offset apex raises both).
         let cases = [
             ("apex", 1.5 * floor, 1.04 * apex, true),
             ("apex", 1.5 * floor, 0.96 * apex, false),
@@ -187,7 +144,7 @@ fn an_a_frame_stands_iff_the_floor_and_the_apex_hold_it() {
                 assert!(drop.abs() < 5e-4, "theta {theta}, {which} held: the cards dropped {drop} m");
                 assert!(late_drop.abs() < 1e-6, "theta {theta}, {which} held: still dropping, {late_drop} m in 0.3 s");
             } else {
-                // A slipping apex lets the frame fold slowly (measured: 9 mm in 0.5 s just
+                // A slipping apex lets the frame fold slowly (measured: 2 cm in 0.6 s just
                 // under the threshold at 20°); a slipping foot lays it flat.
                 assert!(drop > 3e-3, "theta {theta}, {which} slipping: the cards dropped only {drop} m");
             }

@@ -45,3 +45,8 @@ pub fn run_for(s: &mut Simulation, seconds: f64, h: f64) {
         assert!(st.converged, "step {} failed: {:?}", s.state.step, st.failure);
     }
 }
+
+/// The mean height (z) of the nodal positions `q` (3 entries per node).
+pub fn mean_height(q: &[f64]) -> f64 {
+    q.chunks(3).map(|c| c[2]).sum::<f64>() / (q.len() / 3) as f64
+}

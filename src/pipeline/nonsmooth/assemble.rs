@@ -20,6 +20,9 @@ use std::collections::BTreeMap;
 
 /// A contact's 3 rows over one body's 6 velocity entries.
 pub type Block = SMatrix<f64, 3, 6>;
+
+/// A contact's `D` rows on each side: the body and its `D × 6` block (`None` for a collider).
+pub type Sides<const D: usize> = [Option<(usize, SMatrix<f64, D, 6>)>; 2];
 /// A body's inverse generalized mass `diag(1/m, (R I Rᵀ)⁻¹)` (zero for non-dynamic bodies).
 pub type Minv = SMatrix<f64, 6, 6>;
 

@@ -1,10 +1,12 @@
 //! Rigid contacts with drilling torque (003 §2.7): the step's contact problem gains a fourth row
 //! per contact, the spin of A relative to B about the normal, whose impulse is a torque about
 //! it; the problem ([`crate::dfcp::drilling`]) is solved by PROX and applied as forces and
-//! torques. Used for a step when any of its contacts has `mu_tau > 0`.
+//! torques. Used for a step when any of its contacts has `mu_tau > 0`. Jointed bodies enter as
+//! in the three-row problem: their Delassus blocks through the joints' projection.
 
-use super::assemble::{self, ContactJacobian, apply_generalized_impulses, gram_blocks, participant_spin};
+use super::assemble::{self, ContactJacobian, Sides, apply_generalized_impulses, gram_blocks, participant_spin};
 use super::detect::Contact;
+use super::joints::JointSystem;
 use crate::dfcp::drilling::{DrillingProblem, prox};
 use crate::dfcp::solver::{SolveReport, SolverOptions};
 use crate::model::Model;
@@ -22,7 +24,7 @@ pub fn any(contacts: &[Contact]) -> bool {
 
 /// Per contact, `(body, block)` of each dynamic participant: `jac`'s three rows and the spin
 /// about the normal, `±nᵀ` on the angular entries (A's positive, as the relative velocity).
-fn jacobian(jac: &ContactJacobian, contacts: &[Contact]) -> Vec<[Option<(usize, Block4)>; 2]> {
+fn jacobian(jac: &ContactJacobian, contacts: &[Contact]) -> Vec<Sides<4>> {
     jac.rows
         .iter()
         .zip(contacts)
@@ -40,24 +42,29 @@ fn jacobian(jac: &ContactJacobian, contacts: &[Contact]) -> Vec<[Option<(usize, 
         .collect()
 }
 
-/// The step's problem at the predicted velocities `bodies` hold (the terms of
-/// [`assemble::local_problem`] and the relative spins).
+/// The step's problem at the (joint-projected) predicted velocities `bodies` hold (the terms
+/// of [`assemble::local_problem`] and the relative spins). The Delassus blocks of bodies in a
+/// jointed component are `J P Jᵀ` ([`JointSystem::add_delassus_rows`]), as in the three-row
+/// problem; the joints' final projection then applies the rest of `P Jᵀ r`.
+#[allow(clippy::too_many_arguments)]
 fn problem(
     model: &Model,
     bodies: &[RigidBody],
     contacts: &[Contact],
-    rows: &[[Option<(usize, Block4)>; 2]],
+    rows: &[Sides<4>],
     inverse_mass: &[assemble::Minv],
+    joints: &JointSystem,
     (approach, step): (&[f64], (f64, f64)),
     spec: &NonsmoothSpec,
 ) -> Result<DrillingProblem, String> {
     let mut per_body = vec![Vec::new(); bodies.len()];
     for (c, row) in rows.iter().enumerate() {
-        for (i, b) in row.iter().flatten() {
+        for (i, b) in row.iter().flatten().filter(|(i, _)| !joints.joins(*i)) {
             per_body[*i].push((c, *b));
         }
     }
-    let w = gram_blocks(&per_body, inverse_mass);
+    let mut w = gram_blocks(&per_body, inverse_mass);
+    joints.add_delassus_rows(rows, bodies, &mut w);
     let q3 = assemble::free_velocity(model, bodies, contacts, approach, step, spec);
     let (t, h) = step;
     let q = contacts
@@ -87,11 +94,12 @@ pub fn solve(
     approach: &[f64],
     step: (f64, f64),
     spec: &NonsmoothSpec,
+    joints: &JointSystem,
     (r, u): (&mut [f64], &mut [f64]),
     opts: &SolverOptions,
 ) -> Result<SolveReport, String> {
     let rows = jacobian(jac, contacts);
-    let p = problem(model, bodies, contacts, &rows, &jac.inverse_mass, (approach, step), spec)?;
+    let p = problem(model, bodies, contacts, &rows, &jac.inverse_mass, joints, (approach, step), spec)?;
     let nc = contacts.len();
     let mut r4: Vec<f64> = (0..4 * nc).map(|k| if k % 4 == 3 { 0.0 } else { r[3 * (k / 4) + k % 4] }).collect();
     let mut u4 = vec![0.0; 4 * nc];

@@ -22,11 +22,11 @@
 //! Bodies linked by joints form components, each with its own dense `S` (a component is one
 //! articulated structure: tens of rows, not thousands).
 
-use super::assemble::{Block, ContactJacobian, Minv};
+use super::assemble::{ContactJacobian, Minv, Sides};
 use crate::model::Model;
 use crate::rigid::RigidBody;
 use crate::rigid::joint::{Joint, Row, Row6, RowKind, displace};
-use nalgebra::{DMatrix, DVector, Matrix3};
+use nalgebra::{DMatrix, DVector, Matrix3, SMatrix};
 use std::collections::BTreeMap;
 
 /// Position error (m, or rad) the projection after the step stops at: a few hundred ulps of a
@@ -303,16 +303,26 @@ impl JointSystem {
         bodies: &[RigidBody],
         blocks: &mut BTreeMap<(usize, usize), Matrix3<f64>>,
     ) {
+        self.add_delassus_rows(&jac.rows, bodies, blocks);
+    }
+
+    /// [`JointSystem::add_delassus`] for contacts of `D` rows each (`rows[c]`: each side's
+    /// body and `D × 6` block), such as the drilling problem's four.
+    pub fn add_delassus_rows<const D: usize>(
+        &self,
+        rows: &[Sides<D>],
+        bodies: &[RigidBody],
+        blocks: &mut BTreeMap<(usize, usize), SMatrix<f64, D, D>>,
+    ) {
         for (k, comp) in self.components.iter().enumerate() {
             let members: Vec<usize> = (0..bodies.len()).filter(|&i| self.component_of[i] == Some(k)).collect();
             let local = |i: usize| members.binary_search(&i).ok();
-            // J_c N (3 x dim N) of every contact touching the component.
-            let touching: Vec<(usize, Vec<(usize, &Block)>)> = jac
-                .rows
+            // J_c N (D x dim N) of every contact touching the component.
+            let touching: Vec<(usize, Vec<_>)> = rows
                 .iter()
                 .enumerate()
                 .filter_map(|(c, sides)| {
-                    let on: Vec<(usize, &Block)> =
+                    let on: Vec<(usize, &SMatrix<f64, D, 6>)> =
                         sides.iter().flatten().filter_map(|(i, b)| local(*i).map(|l| (l, b))).collect();
                     (!on.is_empty()).then_some((c, on))
                 })
@@ -334,9 +344,9 @@ impl JointSystem {
             let jn: Vec<(usize, DMatrix<f64>)> = touching
                 .iter()
                 .map(|(c, on)| {
-                    let mut y = DMatrix::zeros(3, n.ncols());
+                    let mut y = DMatrix::zeros(D, n.ncols());
                     for (l, block) in on {
-                        y += DMatrix::from_fn(3, 6, |a, b| block[(a, b)]) * n.rows(6 * l, 6);
+                        y += DMatrix::from_fn(D, 6, |a, b| block[(a, b)]) * n.rows(6 * l, 6);
                     }
                     (*c, y)
                 })
@@ -345,7 +355,7 @@ impl JointSystem {
             for (c, yc) in &jn {
                 for ((d, _), zd) in jn.iter().zip(&z) {
                     let w = yc * zd;
-                    *blocks.entry((*c, *d)).or_insert_with(Matrix3::zeros) += Matrix3::from_fn(|a, b| w[(a, b)]);
+                    *blocks.entry((*c, *d)).or_insert_with(SMatrix::zeros) += SMatrix::from_fn(|a, b| w[(a, b)]);
                 }
             }
         }
@@ -400,11 +410,12 @@ pub fn project_positions(model: &Model, bodies: &mut [RigidBody], minv: &[Minv])
 
 #[cfg(test)]
 mod tests {
+    use super::super::assemble::{Block, gram_blocks};
     use super::*;
     use crate::rigid::RigidShape;
     use crate::rigid::joint::JointKind;
     use crate::test_rng::symmetric;
-    use nalgebra::{SMatrix, UnitQuaternion, Vector3};
+    use nalgebra::{SVector, UnitQuaternion, Vector3};
 
     fn random3(seed: &mut u64, s: f64) -> Vector3<f64> {
         Vector3::new(s * symmetric(seed), s * symmetric(seed), s * symmetric(seed))
@@ -465,7 +476,6 @@ mod tests {
         let jac = ContactJacobian { rows, inverse_mass: minv.clone() };
         let mut blocks = jac.delassus_blocks(4, |i| system.joins(i));
         system.add_delassus(&jac, &bodies, &mut blocks);
-        let nc = jac.rows.len();
         // The dense KKT matrix over the 24 velocities and the joints' rows.
         let g_rows: Vec<Row> = system.components.iter().flat_map(|c| c.rows.clone()).collect();
         let (nv, ng) = (24, g_rows.len());
@@ -485,22 +495,60 @@ mod tests {
             }
         }
         let lu = kkt.lu();
-        for col in 0..3 * nc {
+        assert_kkt_operator(&jac.rows, &blocks, &lu, nv + ng);
+        // The drilling problem's four rows: the three above and the relative spin about the
+        // first frame row's direction (A's angular part, B's negated).
+        let rows4: Vec<Sides<4>> = jac
+            .rows
+            .iter()
+            .map(|sides| {
+                let n = sides[0].expect("A is a body").1.fixed_view::<1, 3>(0, 0).normalize();
+                std::array::from_fn(|k| {
+                    sides[k].map(|(i, b3)| {
+                        let mut b = SMatrix::<f64, 4, 6>::zeros();
+                        b.fixed_rows_mut::<3>(0).copy_from(&b3);
+                        b.fixed_view_mut::<1, 3>(3, 3).copy_from(&(n * if k == 0 { 1.0 } else { -1.0 }));
+                        (i, b)
+                    })
+                })
+            })
+            .collect();
+        let mut per_body = vec![Vec::new(); 4];
+        for (c, row) in rows4.iter().enumerate() {
+            for (i, b) in row.iter().flatten().filter(|(i, _)| !system.joins(*i)) {
+                per_body[*i].push((c, *b));
+            }
+        }
+        let mut blocks4 = gram_blocks(&per_body, &minv);
+        system.add_delassus_rows(&rows4, &bodies, &mut blocks4);
+        assert_kkt_operator(&rows4, &blocks4, &lu, nv + ng);
+    }
+
+    /// Every column of the blocks `W` against the KKT system's `J v` for a unit impulse on that
+    /// row (`D` rows per contact).
+    fn assert_kkt_operator<const D: usize>(
+        rows: &[Sides<D>],
+        blocks: &BTreeMap<(usize, usize), SMatrix<f64, D, D>>,
+        lu: &nalgebra::linalg::LU<f64, nalgebra::Dyn, nalgebra::Dyn>,
+        size: usize,
+    ) {
+        let nc = rows.len();
+        for col in 0..D * nc {
             // v from the KKT system for r = e_col, then J v.
-            let mut rhs = DVector::zeros(nv + ng);
-            let (c, comp) = (col / 3, col % 3);
-            for (i, blk) in jac.rows[c].iter().flatten() {
+            let mut rhs = DVector::zeros(size);
+            let (c, comp) = (col / D, col % D);
+            for (i, blk) in rows[c].iter().flatten() {
                 for d in 0..6 {
                     rhs[6 * i + d] += blk[(comp, d)];
                 }
             }
             let v = lu.solve(&rhs).expect("the KKT matrix is regular");
-            for d in 0..nc {
-                let mut jv = Vector3::zeros();
-                for (i, blk) in jac.rows[d].iter().flatten() {
+            for (d, sides) in rows.iter().enumerate() {
+                let mut jv = SVector::<f64, D>::zeros();
+                for (i, blk) in sides.iter().flatten() {
                     jv += blk * v.rows(6 * i, 6);
                 }
-                let w = blocks.get(&(d, c)).map_or(Vector3::zeros(), |b| b.column(comp).into_owned());
+                let w = blocks.get(&(d, c)).map_or(SVector::zeros(), |b| b.column(comp).into_owned());
                 assert!((w - jv).norm() <= 1e-9 * jv.norm().max(1.0), "W[{d},{c}] column {comp}: {w} against {jv}");
             }
         }

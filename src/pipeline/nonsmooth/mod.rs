@@ -378,7 +378,8 @@ impl NonsmoothPipeline {
         self.r.resize(3 * nc, 0.0);
         self.u.resize(3 * nc, 0.0);
         if drilling::any(contacts) {
-            // Validation keeps joints, cohesion and compliance out of scenes with drilling torque.
+            // Validation keeps cohesion, compliance and diagnostics out of scenes with drilling
+            // torque.
             self.warm_start(contacts, bodies, stats);
             let opts = self.options();
             let report = drilling::solve(
@@ -389,6 +390,7 @@ impl NonsmoothPipeline {
                 approach,
                 (t, h),
                 &self.spec,
+                joints,
                 (&mut self.r, &mut self.u),
                 &opts,
             );

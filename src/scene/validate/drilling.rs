@@ -28,9 +28,6 @@ pub(super) fn drilling(c: &mut Checks, s: &Scene) {
              the nodal step solves without torque rows"
         ));
     }
-    if !s.joints.is_empty() {
-        refuse("is not available with joints".into());
-    }
     if laws(s).any(|(_, l)| l.cohesion.is_some() || l.compliance.is_some()) {
         refuse("is not available with cohesion or compliance".into());
     }
