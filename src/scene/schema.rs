@@ -1131,7 +1131,17 @@ pub struct NonsmoothSpec {
     /// friction takes it out.
     #[serde(default)]
     pub integrator: RigidIntegratorSpec,
+    /// Rigid bodies under anisotropic (matchstick) friction: at most this many times per step,
+    /// generate the contacts' friction frames and cones again at the step's end configuration
+    /// and solve again, until no frame turns by more than `tolerance` radians (003's fully
+    /// implicit frame generator, which Flex uses; a step whose frames still turn after the last
+    /// pass fails). `0` keeps them at the step's start (semi-implicit, as PROX and Vortex).
+    #[serde(default)]
+    pub implicit_frames: usize,
 }
+/// The most regenerations `implicit_frames` may ask for: a fixed point that has not settled in
+/// this many passes will not (each pass is a full contact solve).
+pub const MAX_IMPLICIT_FRAMES: usize = 50;
 
 /// The time integrator of rigid bodies in the nonsmooth pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -1284,6 +1294,7 @@ impl Default for NonsmoothSpec {
             islands: true,
             diagnostics: false,
             integrator: RigidIntegratorSpec::Moreau,
+            implicit_frames: 0,
         }
     }
 }

@@ -1445,6 +1445,23 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
             format!("{:?} solves the global form of scenes with solids, cloth or rods; a scene of rigid bodies only (bodies[{r}]) needs a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp, PgsPolygon, Lemke, RegularisedLcp, Sqp or Auto", ns.solver),
         );
     }
+    if ns.implicit_frames > crate::scene::schema::MAX_IMPLICIT_FRAMES {
+        c.push(
+            format!("{p}.implicit_frames"),
+            Some(ns.implicit_frames.to_string()),
+            format!(
+                "must be at most {} (each pass is a full contact solve)",
+                crate::scene::schema::MAX_IMPLICIT_FRAMES
+            ),
+        );
+    }
+    if ns.implicit_frames > 0 && nodal {
+        c.push(
+            format!("{p}.implicit_frames"),
+            Some(ns.implicit_frames.to_string()),
+            "implicit frames are generated for rigid-body scenes; this scene has solids, cloth or rods, whose contacts the nodal step solves (use 0)",
+        );
+    }
     if let (RigidIntegratorSpec::Variational, true) = (ns.integrator, nodal) {
         c.push(
             format!("{p}.integrator"),

@@ -137,6 +137,34 @@ pub fn detect(
     found.into_iter().map(|(c, own)| Contact { own_velocity: own, ..resolve(model, bodies, c, t) }).collect()
 }
 
+/// 003's fully implicit frame generator: the friction laws of `contacts` (found at the step's
+/// start, `start`) generated again at the step's end configuration `end`, at time `t_end`. Each
+/// contact's point is carried by A (the body whose feature touches, B's when A is not a body),
+/// so a body's own structure keeps its material point and a surface's field is read where that
+/// point has slid to; the normal stays the detected one. Only the frame and the cone change.
+/// Returns the largest angle (rad) a tangent frame turned, up to the sign of its axes (the
+/// cone is symmetric).
+pub fn regenerate(model: &Model, start: &[RigidBody], end: &[RigidBody], contacts: &mut [Contact], t_end: f64) -> f64 {
+    let body = |p: Participant| match p {
+        Participant::Body(i) => Some(i),
+        _ => None,
+    };
+    let mut turned: f64 = 0.0;
+    for c in contacts.iter_mut() {
+        let mut moved = c.contact;
+        if let Some(i) = body(moved.a).or(body(moved.b)) {
+            let local = start[i].orientation.inverse() * (moved.point - start[i].position);
+            moved.point = end[i].position + end[i].orientation * local;
+        }
+        let law = resolve(model, end, moved, t_end);
+        let cos = law.contact.frame.column(1).dot(&c.contact.frame.column(1)).abs();
+        turned = turned.max(cos.min(1.0).acos());
+        c.contact.frame = law.contact.frame;
+        c.cone = law.cone;
+    }
+    turned
+}
+
 /// The mesh colliders posed for the step `[t, t + h]` (`None` for those no rigid body meets).
 pub fn posed_meshes(model: &Model, t: f64, h: f64) -> Vec<Option<PosedMesh>> {
     model.mesh_colliders.iter().map(|c| PosedMesh::at(c, t, h)).collect()

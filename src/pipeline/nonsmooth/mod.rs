@@ -49,7 +49,7 @@ use crate::scene::schema::{
 use assemble::{ContactJacobian, local_problem, relative_velocity};
 use detect::Contact;
 use joints::JointSystem;
-use nalgebra::{Matrix3, UnitQuaternion, Vector3};
+use nalgebra::{Matrix3, SVector, UnitQuaternion, Vector3};
 use std::time::Instant;
 use warm::WarmStart;
 
@@ -290,7 +290,7 @@ impl NonsmoothPipeline {
             // 002 §4.5.1: the contacts of the step are those touching or overlapping at its start.
             contacts.retain(|c| c.contact.gap <= 0.0);
         }
-        let (contacts, islands) = islands::group(model, contacts, &joints.links());
+        let (mut contacts, islands) = islands::group(model, contacts, &joints.links());
         stats.detection_s = clock.elapsed().as_secs_f64();
         stats.active_contacts = contacts.len();
         let predicted: Vec<_> = bodies.iter().map(RigidBody::velocity).collect();
@@ -306,25 +306,18 @@ impl NonsmoothPipeline {
             }
             approach
         };
-        let jac = ContactJacobian::new(model, bodies, &contacts, minv.clone());
-        for pass in 0.. {
-            joints.begin_pass(bodies, &minv);
-            if !contacts.is_empty() {
-                self.solve_contacts(model, bodies, &contacts, &islands, &jac, &joints, &approach, (t, h), &mut stats);
-                joints.end_pass(bodies, &minv);
-            }
-            if !joints.update_motors(bodies, &minv) {
-                break;
-            }
-            if pass + 1 == MOTOR_PASSES {
-                stats.converged = false;
-                stats.failure =
-                    Some(format!("joint motors: their active set still changed after {MOTOR_PASSES} contact solves"));
-                break;
-            }
-            for (b, v) in bodies.iter_mut().zip(&predicted) {
-                b.set_velocity(v);
-            }
+        let step = Step { minv: &minv, islands: &islands, approach: &approach, predicted: &predicted, t, h };
+        self.solve_passes(model, bodies, &contacts, &mut joints, &step, &mut stats);
+        if self.spec.implicit_frames > 0 && !contacts.is_empty() {
+            self.implicit_frames(
+                model,
+                bodies,
+                &mut contacts,
+                &mut joints,
+                &step,
+                (&start_velocity, variational),
+                &mut stats,
+            );
         }
         if contacts.is_empty() {
             self.warm.clear();
@@ -338,19 +331,7 @@ impl NonsmoothPipeline {
             self.warm.store(&contacts, &self.r, bodies);
         }
         self.last = contact_points(&contacts, &self.r, h);
-        if variational {
-            // 002 (4.54): positions from the mean of the start and end velocities (δ).
-            let end: Vec<_> = bodies.iter().map(RigidBody::velocity).collect();
-            for (b, (v0, v1)) in bodies.iter_mut().zip(start_velocity.iter().zip(&end)) {
-                b.set_velocity(&((v0 + v1) * 0.5));
-            }
-            advance_rigid_poses(model, bodies, t, h);
-            for (b, v1) in bodies.iter_mut().zip(&end) {
-                b.set_velocity(v1);
-            }
-        } else {
-            advance_rigid_poses(model, bodies, t, h);
-        }
+        advance_step_poses(model, bodies, (&start_velocity, variational), t, h);
         if !joints.is_empty() {
             joints::project_positions(model, bodies, &minv);
         }
@@ -462,6 +443,119 @@ impl NonsmoothPipeline {
             c.contact_velocity(&self.r, &mut self.u);
         }
         jac.apply_impulses(&self.r, bodies);
+    }
+}
+
+/// What the contact passes of a rigid step share: the bodies' inverse masses, the islands, the
+/// contacts' approach speeds at the step's start, the predicted velocities, and the step.
+struct Step<'a> {
+    minv: &'a [assemble::Minv],
+    islands: &'a [std::ops::Range<usize>],
+    approach: &'a [f64],
+    predicted: &'a [SVector<f64, 6>],
+    t: f64,
+    h: f64,
+}
+
+impl NonsmoothPipeline {
+    /// The step's contact solve from the predicted velocities `bodies` hold, between the joints'
+    /// projections, repeated while the motors change their active set.
+    fn solve_passes(
+        &mut self,
+        model: &Model,
+        bodies: &mut [RigidBody],
+        contacts: &[Contact],
+        joints: &mut JointSystem,
+        step: &Step,
+        stats: &mut StepStats,
+    ) {
+        let (minv, islands, approach, predicted, t, h) =
+            (step.minv, step.islands, step.approach, step.predicted, step.t, step.h);
+        let jac = ContactJacobian::new(model, bodies, contacts, minv.to_vec());
+        for pass in 0.. {
+            joints.begin_pass(bodies, minv);
+            if !contacts.is_empty() {
+                self.solve_contacts(model, bodies, contacts, islands, &jac, joints, approach, (t, h), stats);
+                joints.end_pass(bodies, minv);
+            }
+            if !joints.update_motors(bodies, minv) {
+                break;
+            }
+            if pass + 1 == MOTOR_PASSES {
+                stats.converged = false;
+                stats.failure =
+                    Some(format!("joint motors: their active set still changed after {MOTOR_PASSES} contact solves"));
+                break;
+            }
+            for (b, v) in bodies.iter_mut().zip(predicted) {
+                b.set_velocity(v);
+            }
+        }
+    }
+
+    /// 003's fully implicit frame generator (`implicit_frames`): the contacts' frames and cones
+    /// generated again at the end configuration the solve gives, and the step solved again from
+    /// its predicted velocities with them, until no frame turns by more than the solve's
+    /// `tolerance` in radians: a frame turned by δ turns the friction forces by δ, relative, the
+    /// accuracy the solve itself has (and the end configuration a solve to that tolerance gives
+    /// moves the frames by about as much, so a smaller threshold would chase the solver's
+    /// error). The last solve's frames are the ones kept; a step whose frames still turn after
+    /// `implicit_frames` solves fails.
+    #[allow(clippy::too_many_arguments)]
+    fn implicit_frames(
+        &mut self,
+        model: &Model,
+        bodies: &mut [RigidBody],
+        contacts: &mut Vec<Contact>,
+        joints: &mut JointSystem,
+        step: &Step,
+        start: (&[SVector<f64, 6>], bool),
+        stats: &mut StepStats,
+    ) {
+        for pass in 0..=self.spec.implicit_frames {
+            let mut end = bodies.to_vec();
+            advance_step_poses(model, &mut end, start, step.t, step.h);
+            let mut next = contacts.clone();
+            let turned = detect::regenerate(model, bodies, &end, &mut next, step.t + step.h);
+            if turned <= self.spec.tolerance {
+                return;
+            }
+            if pass == self.spec.implicit_frames {
+                stats.converged = false;
+                stats.failure = Some(format!(
+                    "implicit frames: still turning by {turned:.1e} rad after {pass} regenerations (implicit_frames)"
+                ));
+                return;
+            }
+            *contacts = next;
+            for (b, v) in bodies.iter_mut().zip(step.predicted) {
+                b.set_velocity(v);
+            }
+            self.solve_passes(model, bodies, contacts, joints, step, stats);
+        }
+    }
+}
+
+/// The step's position update from the end velocities `bodies` hold: from them (Moreau), or
+/// from the mean of the start and end velocities (002's variational integrator, (4.54)).
+fn advance_step_poses(
+    model: &Model,
+    bodies: &mut [RigidBody],
+    (start_velocity, variational): (&[SVector<f64, 6>], bool),
+    t: f64,
+    h: f64,
+) {
+    if variational {
+        let end: Vec<_> = bodies.iter().map(RigidBody::velocity).collect();
+        for (b, (v0, v1)) in bodies.iter_mut().zip(start_velocity.iter().zip(&end)) {
+            b.set_velocity(&((v0 + v1) * 0.5));
+        }
+        advance_rigid_poses(model, bodies, t, h);
+        for (b, v1) in bodies.iter_mut().zip(&end) {
+            b.set_velocity(v1);
+        }
+    } else {
+        advance_rigid_poses(model, bodies, t, h);
     }
 }
 
