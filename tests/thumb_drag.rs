@@ -220,8 +220,9 @@ fn forwarding_makes_the_lumped_mass_operator_match_the_full_one() {
 
 /// The forwarding ablation: the roughness with forwarding on and off under both Delassus
 /// operators (README, "The thumb"). `THUMB_ONLY=Mass-false` (operator-forwarding) runs one
-/// variant; `THUMB_TRACE=1` prints the roughness, the contact forces and the mean drag every 5
-/// steps. With `Mass` the predictor fails from about 0.46 s on (README); those steps are counted.
+/// variant; `THUMB_DT=1e-4` sets the step (default the scene's 0.01 s); `THUMB_TRACE=1` prints
+/// the roughness, the contact forces and the mean drag every 5 steps. With `Mass` at 0.01 s the
+/// predictor fails from about 0.46 s on (README); those steps are counted.
 #[test]
 #[ignore = "the four variants, 4 min with Stiffness and much longer with Mass: cargo test --release --test thumb_drag -- --ignored --nocapture"]
 fn thumb_forwarding_study() {
@@ -233,9 +234,10 @@ fn thumb_forwarding_study() {
             }
             let d = format!("pipeline.delassus={delassus}");
             let f = format!("pipeline.forwarding={fwd}");
-            let (worst, end, failed, wall) = run(&[&d, &f, "pipeline.on_failure=Continue"]);
+            let dt = std::env::var("THUMB_DT").map_or("dt=0.01".to_string(), |h| format!("dt={h}"));
+            let (worst, end, failed, wall) = run(&[&d, &f, &dt, "pipeline.on_failure=Continue"]);
             println!(
-                "{delassus:9} forwarding {fwd:5}: roughness max {:.4} mm, at the end {:.4} mm, {failed} failed steps, {wall:.3} s/step",
+                "{delassus:9} forwarding {fwd:5} {dt}: roughness max {:.4} mm, at the end {:.4} mm, {failed} failed steps, {wall:.3} s/step",
                 worst * 1e3,
                 end * 1e3
             );
