@@ -43,10 +43,14 @@ fn isotropic_steps_are_unchanged() {
         a.step().expect("finite state");
         b.step().expect("finite state");
     }
-    assert_eq!(
-        a.state.rigid.iter().map(|r| r.position).collect::<Vec<_>>(),
-        b.state.rigid.iter().map(|r| r.position).collect::<Vec<_>>()
-    );
+    let state = |s: &fricsim::simulation::Simulation| {
+        s.state
+            .rigid
+            .iter()
+            .map(|r| (r.position, r.orientation, r.linear_velocity, r.angular_velocity))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(state(&a), state(&b));
 }
 
 #[test]

@@ -142,14 +142,16 @@ pub fn detect(
 /// contact's point is carried by A (the body whose feature touches, B's when A is not a body),
 /// so a body's own structure keeps its material point and a surface's field is read where that
 /// point has slid to; the normal stays the detected one. Only the frame and the cone change.
-/// Returns the largest angle (rad) a tangent frame turned, up to the sign of its axes (the
-/// cone is symmetric).
+/// Returns the largest change of a contact's law: the angle (rad) its tangent frame turned, up
+/// to the sign of its axes (the cone is symmetric), or the relative change of a coefficient,
+/// whichever is larger (the bisector of two structures turning opposite ways stays put while
+/// the cone changes).
 pub fn regenerate(model: &Model, start: &[RigidBody], end: &[RigidBody], contacts: &mut [Contact], t_end: f64) -> f64 {
     let body = |p: Participant| match p {
         Participant::Body(i) => Some(i),
         _ => None,
     };
-    let mut turned: f64 = 0.0;
+    let mut change: f64 = 0.0;
     for c in contacts.iter_mut() {
         let mut moved = c.contact;
         if let Some(i) = body(moved.a).or(body(moved.b)) {
@@ -157,12 +159,16 @@ pub fn regenerate(model: &Model, start: &[RigidBody], end: &[RigidBody], contact
             moved.point = end[i].position + end[i].orientation * local;
         }
         let law = resolve(model, end, moved, t_end);
-        let cos = law.contact.frame.column(1).dot(&c.contact.frame.column(1)).abs();
-        turned = turned.max(cos.min(1.0).acos());
+        // atan2 rather than acos: the same frame's dot with itself rounds to 1 − 1 ulp, whose
+        // acos is 1.5e-8 rad.
+        let (new_t, old_t) = (law.contact.frame.column(1), c.contact.frame.column(1));
+        let turned = new_t.cross(&old_t).norm().atan2(new_t.dot(&old_t).abs());
+        let relative = |a: f64, b: f64| if a == b { 0.0 } else { (a - b).abs() / a.abs().max(b.abs()) };
+        change = change.max(turned).max(relative(law.cone.mu_t, c.cone.mu_t)).max(relative(law.cone.mu_b, c.cone.mu_b));
         c.contact.frame = law.contact.frame;
         c.cone = law.cone;
     }
-    turned
+    change
 }
 
 /// The mesh colliders posed for the step `[t, t + h]` (`None` for those no rigid body meets).

@@ -307,17 +307,13 @@ impl NonsmoothPipeline {
             approach
         };
         let step = Step { minv: &minv, islands: &islands, approach: &approach, predicted: &predicted, t, h };
+        let verdict = (stats.converged, stats.failure.clone());
         self.solve_passes(model, bodies, &contacts, &mut joints, &step, &mut stats);
-        if self.spec.implicit_frames > 0 && !contacts.is_empty() {
-            self.implicit_frames(
-                model,
-                bodies,
-                &mut contacts,
-                &mut joints,
-                &step,
-                (&start_velocity, variational),
-                &mut stats,
-            );
+        // Frames are regenerated around a solved step only (a failed solve's end configuration
+        // says nothing of where the frames belong).
+        if self.spec.implicit_frames > 0 && !contacts.is_empty() && stats.converged {
+            let start = (&start_velocity[..], variational);
+            self.implicit_frames(model, bodies, &mut contacts, &mut joints, &step, start, (verdict, &mut stats));
         }
         if contacts.is_empty() {
             self.warm.clear();
@@ -500,7 +496,8 @@ impl NonsmoothPipeline {
     /// accuracy the solve itself has (and the end configuration a solve to that tolerance gives
     /// moves the frames by about as much, so a smaller threshold would chase the solver's
     /// error). The last solve's frames are the ones kept; a step whose frames still turn after
-    /// `implicit_frames` solves fails.
+    /// `implicit_frames` re-solves fails. Jointed bodies' end poses are read before the joints'
+    /// position projection (a second-order correction).
     #[allow(clippy::too_many_arguments)]
     fn implicit_frames(
         &mut self,
@@ -510,20 +507,20 @@ impl NonsmoothPipeline {
         joints: &mut JointSystem,
         step: &Step,
         start: (&[SVector<f64, 6>], bool),
-        stats: &mut StepStats,
+        (verdict, stats): ((bool, Option<String>), &mut StepStats),
     ) {
         for pass in 0..=self.spec.implicit_frames {
             let mut end = bodies.to_vec();
             advance_step_poses(model, &mut end, start, step.t, step.h);
             let mut next = contacts.clone();
-            let turned = detect::regenerate(model, bodies, &end, &mut next, step.t + step.h);
-            if turned <= self.spec.tolerance {
+            let change = detect::regenerate(model, bodies, &end, &mut next, step.t + step.h);
+            if change <= self.spec.tolerance {
                 return;
             }
             if pass == self.spec.implicit_frames {
                 stats.converged = false;
                 stats.failure = Some(format!(
-                    "implicit frames: still turning by {turned:.1e} rad after {pass} regenerations (implicit_frames)"
+                    "implicit frames: the friction laws still change by {change:.1e} (rad, or relative) after {pass} re-solves (implicit_frames)"
                 ));
                 return;
             }
@@ -531,6 +528,8 @@ impl NonsmoothPipeline {
             for (b, v) in bodies.iter_mut().zip(step.predicted) {
                 b.set_velocity(v);
             }
+            // Each solve is judged alone: an earlier pass's miss does not fail the last one.
+            (stats.converged, stats.failure) = verdict.clone();
             self.solve_passes(model, bodies, contacts, joints, step, stats);
         }
     }
