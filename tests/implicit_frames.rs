@@ -6,6 +6,8 @@
 //!   field their gap is first order in `h`: it halves as `h` halves;
 //! - 003 Figs. 4 and 5 (`scenes/log_ravine.ron`) keep their outcomes.
 
+#[path = "support/ravine.rs"]
+mod ravine;
 #[path = "support/scene_run.rs"]
 mod scene_run;
 
@@ -95,10 +97,8 @@ fn implicit_and_semi_implicit_frames_meet_as_h_shrinks() {
 /// six beams into the building, the spreading one all six around it.
 #[test]
 fn the_log_ravine_keeps_its_outcomes_with_implicit_frames() {
-    let a = 25f64.to_radians();
-    let down = Vector3::new(a.cos(), 0.0, -a.sin());
-    let around = "colliders[0].structure_field=Expression(x: \"1\", y: \"2 * y * exp(-2 * y^2)\", z: \"0\")";
-    for (name, field) in [("into", None), ("around", Some(around))] {
+    let down = ravine::down();
+    for (name, field) in [("into", None), ("around", Some(ravine::AROUND))] {
         let mut ends = Vec::new();
         let mut unsettled = 0;
         for k in [0, 8] {
@@ -116,10 +116,9 @@ fn the_log_ravine_keeps_its_outcomes_with_implicit_frames() {
         println!(
             "{name}: with implicit frames the beams end {x:.2?} m down the slope, at most {apart:.4} m from the semi-implicit ends; {unsettled} of 1500 steps' frames did not settle in 8 passes"
         );
-        // The building's faces are 2.7 and 3.3 m down the slope (as in matchstick_experiments).
         match name {
-            "into" => assert!(x.iter().all(|x| *x < 2.7), "{x:?}"),
-            _ => assert!(x.iter().all(|x| *x > 3.3), "{x:?}"),
+            "into" => assert!(x.iter().all(|x| ravine::blocked(*x)), "{x:?}"),
+            _ => assert!(x.iter().all(|x| ravine::passed(*x)), "{x:?}"),
         }
         // The fixed point cycles on a few steps where beams strike the building or each other
         // and contacts change between sticking and sliding (measured: 5 of 1500 converging, 0

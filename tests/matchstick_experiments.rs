@@ -2,6 +2,8 @@
 //! states checked by a number: where a closed form exists against it, otherwise against the
 //! isotropic control run beside it.
 
+#[path = "support/ravine.rs"]
+mod ravine;
 #[path = "support/scene_run.rs"]
 mod scene_run;
 
@@ -690,15 +692,11 @@ fn truck_yaws_where_the_terrain_structure_turns_as_003_fig_13() {
 /// contacts): 3 of 1500 measured, 10 allowed.
 #[test]
 fn beams_steered_into_or_around_a_building_as_003_figs_4_and_5() {
-    let a = 25f64.to_radians();
-    let down = Vector3::new(a.cos(), 0.0, -a.sin());
-    let around = "colliders[0].structure_field=Expression(x: \"1\", y: \"2 * y * exp(-2 * y^2)\", z: \"0\")";
-    // The building's faces are 2.7 and 3.3 m down the slope; a beam is 0.4 m long.
-    let blocked = |x: f64| x < 2.7;
-    let passed = |x: f64| x > 3.3;
+    use ravine::{blocked, passed};
+    let down = ravine::down();
     for (name, set) in [
         ("into", vec![]),
-        ("around", vec![around.to_string()]),
+        ("around", vec![ravine::AROUND.to_string()]),
         ("isotropic", vec!["friction.default=(mu: 0.3)".to_string()]),
     ] {
         let mut sim = scene("log_ravine.ron", &set);

@@ -29,7 +29,7 @@ pub type Minv = SMatrix<f64, 6, 6>;
 /// The Jacobian rows of the step's contacts, grouped per dynamic body.
 pub struct ContactJacobian {
     /// Per contact: `(body, block)` for each dynamic participant (at most two).
-    pub rows: Vec<[Option<(usize, Block)>; 2]>,
+    pub rows: Vec<Sides<3>>,
     /// Per body: inverse generalized mass.
     pub inverse_mass: Vec<Minv>,
 }
@@ -110,13 +110,7 @@ impl ContactJacobian {
         n_bodies: usize,
         skip: impl Fn(usize) -> bool,
     ) -> BTreeMap<(usize, usize), Matrix3<f64>> {
-        let mut per_body: Vec<Vec<(usize, Block)>> = vec![Vec::new(); n_bodies];
-        for (c, row) in self.rows.iter().enumerate() {
-            for (i, blk) in row.iter().flatten().filter(|(i, _)| !skip(*i)) {
-                per_body[*i].push((c, *blk));
-            }
-        }
-        gram_blocks(&per_body, &self.inverse_mass)
+        rows_gram(&self.rows, n_bodies, &self.inverse_mass, skip)
     }
 
     /// `G = J L` with `L Lᵀ = M⁻¹` per body (Cholesky), so that `W = G Gᵀ`: 6 columns for each
@@ -170,6 +164,23 @@ pub fn gram_blocks<const D: usize>(
         }
     }
     blocks
+}
+
+/// The blocks `J M⁻¹ Jᵀ` of contacts of `D` rows each over the bodies not `skip`ped (those of
+/// a jointed component take theirs through the joints' projection instead).
+pub fn rows_gram<const D: usize>(
+    rows: &[Sides<D>],
+    n_bodies: usize,
+    inverse_mass: &[Minv],
+    skip: impl Fn(usize) -> bool,
+) -> BTreeMap<(usize, usize), SMatrix<f64, D, D>> {
+    let mut per_body = vec![Vec::new(); n_bodies];
+    for (c, row) in rows.iter().enumerate() {
+        for (i, blk) in row.iter().flatten().filter(|(i, _)| !skip(*i)) {
+            per_body[*i].push((c, *blk));
+        }
+    }
+    gram_blocks(&per_body, inverse_mass)
 }
 
 /// `v += M⁻¹ Jᵀ r` over the dynamic bodies, from the `D`-row Jacobian blocks `(c, body, block)`

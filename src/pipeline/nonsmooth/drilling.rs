@@ -4,7 +4,7 @@
 //! torques. Used for a step when any of its contacts has `mu_tau > 0`. Jointed bodies enter as
 //! in the three-row problem: their Delassus blocks through the joints' projection.
 
-use super::assemble::{self, ContactJacobian, Sides, apply_generalized_impulses, gram_blocks, participant_spin};
+use super::assemble::{self, ContactJacobian, Sides, apply_generalized_impulses, participant_spin, rows_gram};
 use super::detect::Contact;
 use super::joints::JointSystem;
 use crate::dfcp::drilling::{DrillingProblem, prox};
@@ -57,13 +57,7 @@ fn problem(
     (approach, step): (&[f64], (f64, f64)),
     spec: &NonsmoothSpec,
 ) -> Result<DrillingProblem, String> {
-    let mut per_body = vec![Vec::new(); bodies.len()];
-    for (c, row) in rows.iter().enumerate() {
-        for (i, b) in row.iter().flatten().filter(|(i, _)| !joints.joins(*i)) {
-            per_body[*i].push((c, *b));
-        }
-    }
-    let mut w = gram_blocks(&per_body, inverse_mass);
+    let mut w = rows_gram(rows, bodies.len(), inverse_mass, |i| joints.joins(i));
     joints.add_delassus_rows(rows, bodies, &mut w);
     let q3 = assemble::free_velocity(model, bodies, contacts, approach, step, spec);
     let (t, h) = step;

@@ -410,7 +410,7 @@ pub fn project_positions(model: &Model, bodies: &mut [RigidBody], minv: &[Minv])
 
 #[cfg(test)]
 mod tests {
-    use super::super::assemble::{Block, gram_blocks};
+    use super::super::assemble::{Block, rows_gram};
     use super::*;
     use crate::rigid::RigidShape;
     use crate::rigid::joint::JointKind;
@@ -513,13 +513,7 @@ mod tests {
                 })
             })
             .collect();
-        let mut per_body = vec![Vec::new(); 4];
-        for (c, row) in rows4.iter().enumerate() {
-            for (i, b) in row.iter().flatten().filter(|(i, _)| !system.joins(*i)) {
-                per_body[*i].push((c, *b));
-            }
-        }
-        let mut blocks4 = gram_blocks(&per_body, &minv);
+        let mut blocks4 = rows_gram(&rows4, 4, &minv, |i| system.joins(i));
         system.add_delassus_rows(&rows4, &bodies, &mut blocks4);
         assert_kkt_operator(&rows4, &blocks4, &lu, nv + ng);
     }
