@@ -98,7 +98,7 @@ def a_frame(theta_deg):
     """Two cards leaning on each other, feet on z = 0, B's top edge at y = 0: the A-frame of
     tests/leaning_card.rs (its statics thresholds are tested there). Returns the cards as
     (centre y, centre z, rotation about x in degrees) and B's top edge (y, z)."""
-    width, length, r = CARD
+    _, length, r = CARD
     tb = math.radians(theta_deg)
     top_b = (0.0, r + length * math.cos(tb))
     gap = 2 * r + GAP
@@ -116,7 +116,7 @@ def card_house(levels, theta_deg, spacing):
     """The cards of a house with `levels` A-frames at the bottom: each level's A-frames stand
     `spacing` apart, flat cards bridge neighbouring apexes, and the next level's A-frames stand
     on the flat cards between them. Returns (name, y, z, rotation about x) per card."""
-    width, length, r = CARD
+    _, _, r = CARD
     frame, top_b = a_frame(theta_deg)
     cards, base = [], 0.0
     for level in range(levels):

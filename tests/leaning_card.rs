@@ -33,14 +33,19 @@ fn lean(theta_deg: f64, mu: f64) -> (f64, Vec<(u64, usize, f64)>) {
     );
     let mut s = scene_run::simulation(&text);
     let mut missed = Vec::new();
-    for _ in 0..s.model.step_count() {
+    let steps = s.model.step_count();
+    step_noting_misses(&mut s, steps, &mut missed);
+    (scene_run::mean_height(&s.state.q), missed)
+}
+
+/// Steps `s` `steps` times, noting each step short of its tolerance as (step, contacts, error).
+fn step_noting_misses(s: &mut fricsim::simulation::Simulation, steps: usize, missed: &mut Vec<(u64, usize, f64)>) {
+    for _ in 0..steps {
         let st = s.step().expect("finite");
         if !st.converged {
             missed.push((s.state.step, st.active_contacts, st.final_residual));
         }
     }
-    let n = s.model.node_count() as f64;
-    (s.state.q.chunks(3).map(|c| c[2]).sum::<f64>() / n, missed)
 }
 
 #[test]
@@ -98,18 +103,10 @@ fn stand_a_frame(theta_deg: f64, mu_floor: f64, mu_apex: f64, seconds: f64) -> (
     );
     let mut s = scene_run::simulation(&text);
     let mean_z = scene_run::mean_height;
-    let start = mean_z(&s.state.q);
-    let (mut missed, mut halfway) = (Vec::new(), start);
-    let steps = s.model.step_count();
-    for k in 0..steps {
-        let st = s.step().expect("finite");
-        if !st.converged {
-            missed.push((s.state.step, st.active_contacts, st.final_residual));
-        }
-        if k + 1 == steps / 2 {
-            halfway = mean_z(&s.state.q);
-        }
-    }
+    let (start, steps, mut missed) = (mean_z(&s.state.q), s.model.step_count(), Vec::new());
+    step_noting_misses(&mut s, steps / 2, &mut missed);
+    let halfway = mean_z(&s.state.q);
+    step_noting_misses(&mut s, steps - steps / 2, &mut missed);
     let end = mean_z(&s.state.q);
     (start - end, halfway - end, missed)
 }
