@@ -8,6 +8,8 @@ mod band;
 mod scene_run;
 
 const HEAD_R: f64 = 0.09;
+/// Where the band's nodes touch the head: its mid-surface, half its thickness off the scalp.
+const RHO: f64 = HEAD_R + 0.5 * band::THICKNESS;
 const G: f64 = 9.81;
 
 /// The band's mean latitude (rad) over its nodes.
@@ -25,8 +27,7 @@ fn latitude(q: &[f64]) -> f64 {
 /// carries it to latitudes where tan φ > μ, and slid at 1.04 μ* as well.)
 fn band_on_head(phi: f64, mu: f64, seconds: f64) -> (f64, usize) {
     let dir = tempfile::tempdir().unwrap();
-    let rho = HEAD_R + 0.5 * band::THICKNESS;
-    std::fs::write(dir.path().join("band.obj"), band::frustum_obj(rho, phi, 96, 3)).unwrap();
+    std::fs::write(dir.path().join("band.obj"), band::frustum_obj(RHO, phi, 96, 3)).unwrap();
     let text = format!(
         r#"Scene(
     name: "band_on_head", dt: 1e-3, duration: {seconds}, frame_rate: 10.0, settle: 0.05,
@@ -77,8 +78,7 @@ fn a_steeper_band_stays_iff_friction_reaches_tan_phi() {
 /// Both sides of the threshold at latitude `degrees`.
 fn band_threshold_both_sides(degrees: f64) {
     let phi = degrees.to_radians();
-    let rho = HEAD_R + 0.5 * band::THICKNESS;
-    let mu = band::threshold(band::hoop_tension(), band::weight_per_metre(G), rho, phi);
+    let mu = band::threshold(band::hoop_tension(), band::weight_per_metre(G), RHO, phi);
     for (factor, holds) in [(1.04, true), (0.96, false)] {
         let (moved, missed) = band_on_head(phi, factor * mu, 0.1);
         println!(
