@@ -139,6 +139,15 @@ def write_obj(path, verts, tris):
             f.write(f"f {a + 1} {b + 1} {c + 1}\n")
 
 
+# The clip "Sway": keys every 1/8 s, the chest's roll (degrees about the glTF +z axis, forward)
+# still until 0.5 s and then a sine of period 1 s, twice.
+SWAY_TIMES = [0.0, 0.5] + [0.5 + 0.125 * k for k in range(1, 17)]
+
+
+def sway_roll(t):
+    return 0.0 if t <= 0.5 else SWAY * math.sin(2 * math.pi * (t - 0.5))
+
+
 def torso_gltf(out):
     verts, tris = torso_mesh()
     assert signed_volume(verts, tris) > 0, "the torso faces inward"
@@ -148,13 +157,11 @@ def torso_gltf(out):
     chest = 0.25
     ibm = b.accessor([tuple(g.column_major(g.translation(0, 0, 0))), tuple(g.column_major(g.translation(0, -chest, 0)))],
                      g.FLOAT, "MAT4")
-    times = [0.0, 0.5] + [0.5 + 0.125 * k for k in range(1, 17)]
-    roll = lambda t: 0.0 if t <= 0.5 else SWAY * math.sin(2 * math.pi * (t - 0.5))
     quats = []
-    for t in times:
-        h = math.radians(roll(t)) / 2
+    for t in SWAY_TIMES:
+        h = math.radians(sway_roll(t)) / 2
         quats.append((0.0, 0.0, math.sin(h), math.cos(h)))  # about +z, the forward axis in glTF
-    t, q = b.keys(times, quats, "VEC4")
+    t, q = b.keys(SWAY_TIMES, quats, "VEC4")
     gltf = {
         "scene": 0,
         "scenes": [{"nodes": [0, 2]}],

@@ -1,6 +1,7 @@
 //! 004 W7, the hair band: a stretched elastic band holds a groom on a running head by contact
 //! and friction alone. First the band alone on a head, whose friction threshold is known in
-//! closed form (`support/band.rs`). The band over the hair on a running head is the next step.
+//! closed form (`support/band.rs`); then the band over the hair on a running head
+//! (`scenes/hair_band.ron`), with and without the band.
 
 #[path = "support/band.rs"]
 mod band;
@@ -12,10 +13,14 @@ const HEAD_R: f64 = 0.09;
 const RHO: f64 = HEAD_R + 0.5 * band::THICKNESS;
 const G: f64 = 9.81;
 
+/// The latitude (rad) of the point `p` (3 coordinates) on a sphere centred at the origin.
+fn latitude_of(p: &[f64]) -> f64 {
+    p[2].atan2(p[0].hypot(p[1]))
+}
+
 /// The band's mean latitude (rad) over its nodes.
 fn latitude(q: &[f64]) -> f64 {
-    let lat = |p: &[f64]| p[2].atan2(p[0].hypot(p[1]));
-    q.chunks(3).map(lat).sum::<f64>() / (q.len() / 3) as f64
+    q.chunks(3).map(latitude_of).sum::<f64>() / (q.len() / 3) as f64
 }
 
 /// The band put at latitude `phi` (rad) on a fixed head, friction `mu`: its latitude's change
@@ -92,4 +97,120 @@ fn band_threshold_both_sides(degrees: f64) {
             assert!(moved > 0.05, "{degrees}°: at {factor} mu* the band moved only {moved:e} rad");
         }
     }
+}
+
+/// The running head's scene, `scenes/hair_band.ron`, with its band or without it (the band's one
+/// line taken out of the scene's text), and `--set` overrides.
+fn running_head(with_band: bool, overrides: &[String]) -> fricsim::simulation::Simulation {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    let text = std::fs::read_to_string(dir.join("hair_band.ron")).unwrap();
+    let is_band = |l: &&str| l.trim_start().starts_with(r#"Cloth(name: "band""#);
+    assert_eq!(text.lines().filter(is_band).count(), 1, "the scene's band is one line");
+    let text = match with_band {
+        true => text,
+        false => text.lines().filter(|l| !is_band(l)).collect::<Vec<_>>().join("\n"),
+    };
+    let loaded = fricsim::scene::parse_scene_str(&text, "hair_band.ron", &dir, overrides).unwrap();
+    let (model, state) = fricsim::scene::build::build(&loaded).unwrap();
+    fricsim::simulation::Simulation::new(model, state)
+}
+
+/// Where the running head's scene has its head's centre (its motion's pivot).
+const HEAD_CENTER: [f64; 3] = [0.0, 0.0, 0.2];
+
+/// The nodes `nodes` of `q` in the head's frame at time `t` (relative to its centre).
+fn in_head_frame(s: &fricsim::simulation::Simulation, nodes: std::ops::Range<usize>, t: f64) -> Vec<[f64; 3]> {
+    let motion = &s.model.colliders[0].motion;
+    let (c, r) = (motion.offset(t), motion.rotation(t).inverse());
+    let center = nalgebra::Vector3::from(HEAD_CENTER) + c;
+    nodes
+        .map(|i| {
+            let x = nalgebra::Vector3::new(s.state.q[3 * i], s.state.q[3 * i + 1], s.state.q[3 * i + 2]);
+            (r * (x - center)).into()
+        })
+        .collect()
+}
+
+/// What the head's run did to the hair under the band's latitude (the strands' nodes within the
+/// band's half width of it at the start) and to the band: the largest distance any of those nodes
+/// moved in the head's frame, the largest change of the band's mean latitude (rad, 0 without a
+/// band), the largest natural-map error of a step and the steps that stopped short of both the
+/// tolerance and the δ∞ rule.
+struct Run {
+    hair_slip: f64,
+    band_drift: f64,
+    worst_error: f64,
+    missed: usize,
+}
+
+fn run_head(with_band: bool, overrides: &[String]) -> Run {
+    let mut s = running_head(with_band, overrides);
+    let hair = s.model.rod_bundles[0].nodes.clone();
+    let band = s.model.cloths.first().map(|c| c.nodes.clone()).unwrap_or(0..0);
+    let half_width = band::WIDTH * 0.5 / RHO; // rad of latitude
+    let lat0 = 10f64.to_radians();
+    let start = in_head_frame(&s, hair.clone(), s.state.time);
+    let under: Vec<usize> = (0..start.len()).filter(|&k| (latitude_of(&start[k]) - lat0).abs() <= half_width).collect();
+    assert!(under.len() >= 96, "every strand has a node under the band: {} nodes", under.len());
+    let mean_lat = |p: &[[f64; 3]]| latitude(p.as_flattened());
+    let band0 = mean_lat(&in_head_frame(&s, band.clone(), s.state.time));
+    let mut run = Run { hair_slip: 0.0, band_drift: 0.0, worst_error: 0.0, missed: 0 };
+    for _ in 0..s.model.step_count() {
+        let st = s.step().expect("finite state");
+        run.worst_error = run.worst_error.max(st.final_residual);
+        run.missed += usize::from(!st.converged);
+        let now = in_head_frame(&s, hair.clone(), s.state.time);
+        let dist = |k: &usize| (0..3).map(|d| (now[*k][d] - start[*k][d]).powi(2)).sum::<f64>().sqrt();
+        run.hair_slip = under.iter().map(dist).fold(run.hair_slip, f64::max);
+        if !band.is_empty() {
+            let drift = mean_lat(&in_head_frame(&s, band.clone(), s.state.time)) - band0;
+            run.band_drift = run.band_drift.max(drift.abs());
+        }
+    }
+    run
+}
+
+/// 004 W7: the band holds the groom on the running head. The head turns ±30° at 2.5 Hz: its
+/// scalp's tangential acceleration peaks at about 11 m/s², beyond what the hair's friction on the
+/// skin under its weight (μ g = 2 m/s²) can give, so without the band the strands slide across
+/// the scalp where the band would be; with the band (hoop tension 5.9 N: 63 N/m pressing them,
+/// μ 0.2 on both sides) they follow the head. Measured (0.8 s, two strides): with the band the
+/// hair under it moves 0.17 mm at most and the band 1.2e-4 rad (11 µm); without it the hair
+/// there moves 117 mm. Bounds: held, 1 mm (a tenth of the strands' spacing under the band, 4.7
+/// mm) and 1e-3 rad (0.09 mm); loose, 10 mm. Every step meets 004's δ∞ stop (0.01 mm); the
+/// largest natural-map error of a step, 0.075 (004's rule stops there), is printed.
+#[test]
+fn a_band_holds_the_hair_on_a_running_head() {
+    band_holds_the_hair(&[], 0);
+}
+
+/// The same with ADMM stopped at a ten times smaller δ∞ (0.001 mm): the
+/// measure does not hang on 004's stopping rule. Measured: held 0.14 mm and 2.6e-4 rad, loose
+/// 91 mm; worst natural-map error 5e-3; 2 of the 425 steps stop at the iteration limit short of
+/// δ∞ (allowed: 1 %, each reported).
+#[test]
+#[ignore = "3 minutes: cargo test --release --test hair_band -- --ignored"]
+fn a_band_holds_the_hair_with_a_tighter_stop() {
+    band_holds_the_hair(&["pipeline.admm.delta_inf=1e-6".into()], 4);
+}
+
+/// Runs the scene with and without its band (`overrides` on both) and checks both.
+fn band_holds_the_hair(overrides: &[String], allowed_missed: usize) {
+    let held = run_head(true, overrides);
+    let loose = run_head(false, overrides);
+    println!(
+        "with the band: hair under it moved {:.3e} m, band drift {:.3e} rad, worst error {:.2e}, {} steps short; \
+         without: {:.3e} m, worst error {:.2e}, {} steps short",
+        held.hair_slip,
+        held.band_drift,
+        held.worst_error,
+        held.missed,
+        loose.hair_slip,
+        loose.worst_error,
+        loose.missed
+    );
+    assert!(held.missed <= allowed_missed, "{} steps short of the stop", held.missed);
+    assert!(held.hair_slip < 1e-3, "the band let the hair under it move {:e} m", held.hair_slip);
+    assert!(held.band_drift < 1e-3, "the band's latitude drifted {:e} rad", held.band_drift);
+    assert!(loose.hair_slip > 1e-2, "without the band the hair moved only {:e} m", loose.hair_slip);
 }
