@@ -5,6 +5,7 @@
 
 use fricsim::contact::point_triangle::{Feature, closest_feature, evaluate};
 use fricsim::simulation::Simulation;
+use rayon::prelude::*;
 
 /// The hair's radius and the shirt's thickness in the scene: a strand resting on the shirt has
 /// its nodes this far off the shirt's mid-surface.
@@ -33,7 +34,8 @@ type Nearest = Vec<Option<(usize, f64)>>;
 const NEAR: f64 = 3e-3;
 
 fn nearest_faces(s: &Simulation) -> Nearest {
-    let node = |i: usize| -> [f64; 3] { std::array::from_fn(|d| s.state.q[3 * i + d]) };
+    let q = &s.state.q;
+    let node = |i: usize| -> [f64; 3] { std::array::from_fn(|d| q[3 * i + d]) };
     // Each triangle with the sign that makes its face gap positive away from the torso.
     let shirt: Vec<([[f64; 3]; 3], f64)> = s.model.cloths[0]
         .triangles
@@ -53,7 +55,7 @@ fn nearest_faces(s: &Simulation) -> Nearest {
         (feature == Feature::Face && d2 < NEAR * NEAR)
             .then(|| (k, sign * evaluate::<f64>(Feature::Face, 1.0, x, t).gap))
     };
-    s.model.rod_bundles[0].nodes.clone().map(|i| near(node(i))).collect()
+    s.model.rod_bundles[0].nodes.clone().into_par_iter().map(|i| near(node(i))).collect()
 }
 
 /// Hair nodes that crossed a shirt triangle from outside to inside between `before` and `after`.
