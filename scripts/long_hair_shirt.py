@@ -6,7 +6,7 @@ runs in minutes here, on the skinned torso and the tank top of scripts/tank_top.
 The torso leans forward LEAN degrees, as a runner does, so that hair hanging from the back of the
 head lies along the back; its clip "Sway" rolls the chest +-10 degrees from 0.5 s on. A head (a
 9 cm sphere, no part of the glTF) sits on the neck and moves with the chest: its `Rigid` keys are
-the clip's, turned into the scene's axes. COUNT long strands (about 55 cm, SEGMENTS segments,
+the clip's, turned into the scene's axes. ROWS x PER_ROW long strands (54-60 cm, SEGMENTS segments,
 004 Table 4's long hair) are rooted in rows on the back of the head and combed down over the
 neck and the back, 8 mm off the skin (3 mm off the shirt's outer side); the tank top hangs on
 the shoulders under them. Friction: hair 0.2 against anything (004's), shirt on body 0.8 (000's
@@ -28,6 +28,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tank_top as tt  # noqa: E402
+from hair_band import hair_material, hinge_bending  # noqa: E402
 
 LEAN = 15.0             # the torso's forward lean (degrees about x)
 HEAD_R, HEAD_Y = 0.09, 0.65   # the head's radius and its centre's height in the torso's glTF frame
@@ -82,13 +83,15 @@ def strand(theta, lat):
 
 
 def strands():
-    out, length = [], 0.0
+    """Every strand in the scene's axes, and the shortest and longest strand's length."""
+    out, lengths = [], []
     for lat in ROWS:
         for k in range(PER_ROW):
             theta = math.radians(-SPREAD + 2.0 * SPREAD * k / (PER_ROW - 1))
             pts, length = strand(theta, math.radians(lat))
             out.append([to_scene(p) for p in pts])
-    return out, length
+            lengths.append(length)
+    return out, (min(lengths), max(lengths))
 
 
 def euler_xyz(axis, angle):
@@ -117,15 +120,15 @@ def head_keys():
 
 
 def scene():
-    hair, length = strands()
+    hair, (shortest, longest) = strands()
     lines = ",\n            ".join("[" + ", ".join(f"({x:.6f}, {y:.6f}, {z:.6f})" for x, y, z in s) + "]" for s in hair)
     pivot = "({:.6f}, {:.6f}, {:.6f})".format(*to_scene((0.0, CHEST_Y, 0.0)))
     head = "({:.6f}, {:.6f}, {:.6f})".format(*to_scene((0.0, HEAD_Y, 0.0)))
     motion = f"Rigid(pivot: {pivot}, keys: {head_keys()})"
-    # 004's shirt: 2 mm, 1 g/cm^3, E_s 1 MPa, E_b 1 kPa (the hinge's plate value from E_b).
-    bending = 1e3 * 2e-3 ** 3 / (72.0 * (1.0 - 0.4 ** 2))
+    # 004's shirt: 2 mm, 1 g/cm^3, E_s 1 MPa, E_b 1 kPa.
+    bending = hinge_bending(1e3, 2e-3, 0.4)
     return f"""// 004 W7's long hair over a shirt (Fig. 1), at a size that runs in minutes: {len(hair)} strands
-// ({length * 100:.0f} cm, {SEGMENTS} segments, r = {HAIR_R * 1e6:.0f} um) hang from the back of a {HEAD_R * 100:.0f} cm head over the neck and the back of
+// ({shortest * 100:.0f}-{longest * 100:.0f} cm, {SEGMENTS} segments, r = {HAIR_R * 1e6:.0f} um) hang from the back of a {HEAD_R * 100:.0f} cm head over the neck and the back of
 // the skinned torso of scenes/tank_top.ron, leaning forward {LEAN:.0f} degrees as a runner does, and over the
 // tank top (522 vertices, 004's shirt: 2 mm, E_s 1 MPa) hanging on its shoulders. The chest rolls
 // +-10 degrees from 0.5 s on (the clip "Sway"); the head and the roots ride on it (`Rigid` keys:
@@ -139,7 +142,7 @@ Scene(
     name: "long_hair_shirt",
     dt: {DT}, duration: {DURATION}, frame_rate: 25.0, settle: 0.05,
     materials: {{
-        "hair": (density: 1300.0, youngs_modulus: 1e8, bending_modulus: 4e9, poisson_ratio: 0.48, radius: {HAIR_R}),
+        {hair_material(HAIR_R)},
         "shirt": (density: 1000.0, youngs_modulus: 1e6, poisson_ratio: 0.4, thickness: 2e-3, bending: {bending:.4e}),
         "skin": (),
     }},

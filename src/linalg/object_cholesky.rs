@@ -64,6 +64,15 @@ impl ObjectCholesky {
     /// and every diagonal entry present). `labels`, one per dof, cut the edges between dofs of
     /// different labels. Blocks whose values did not change keep their factor.
     pub fn factor(&mut self, a: &Csc, w: &[f64], labels: Option<&[u32]>) -> Result<(), String> {
+        self.analyse(a, labels)?;
+        let val = a.as_ref().val();
+        self.blocks.par_iter_mut().try_for_each(|b| b.refactor(val, w))
+    }
+
+    /// Split `a`'s pattern into blocks and analyse each (the symbolic part of [`Self::factor`],
+    /// kept while the pattern and labels stay): [`Self::blocks`] is then known before any
+    /// numeric factorisation.
+    pub fn analyse(&mut self, a: &Csc, labels: Option<&[u32]>) -> Result<(), String> {
         let ar = a.as_ref();
         let key_labels = labels.unwrap_or_default();
         let same = self
@@ -74,8 +83,7 @@ impl ObjectCholesky {
             self.build(a, labels)?;
             self.key = Some((ar.col_ptr().to_vec(), ar.row_idx().to_vec(), key_labels.to_vec()));
         }
-        let val = ar.val();
-        self.blocks.par_iter_mut().try_for_each(|b| b.refactor(val, w))
+        Ok(())
     }
 
     /// `x ← P⁻¹ x`, `P` the factored blocks.
@@ -87,6 +95,17 @@ impl ObjectCholesky {
                 x[d] = b.rhs[(k, 0)];
             }
         }
+    }
+
+    /// The dofs of block `b`, ascending: the order of its local indices.
+    pub fn block_dofs(&self, b: usize) -> &[usize] {
+        &self.blocks[b].dofs
+    }
+
+    /// `x ← B⁻¹ x` for block `b` alone, `x` in its local order, any number of columns.
+    pub fn solve_block(&self, b: usize, x: faer::MatMut<'_, f64>) {
+        let f = self.blocks[b].factor.as_ref().expect("factored before a solve");
+        faer::linalg::solvers::SolveCore::solve_in_place_with_conj(f, faer::Conj::No, x);
     }
 
     fn build(&mut self, a: &Csc, labels: Option<&[u32]>) -> Result<(), String> {
