@@ -95,8 +95,12 @@ impl Factor {
     pub fn new(a: &Csc, what: &str) -> Result<Self> {
         match is_symmetric(a) {
             true => Self::cholesky(&symmetrized(a)?, what),
-            false => Ok(Factor::Lu(a.sp_lu().map_err(|e| anyhow!("{what} is singular (LU: {e:?})"))?)),
+            false => Self::lu(a, what),
         }
+    }
+
+    fn lu(a: &Csc, what: &str) -> Result<Self> {
+        Ok(Factor::Lu(a.sp_lu().map_err(|e| anyhow!("{what} is singular (LU: {e:?})"))?))
     }
 
     /// The Cholesky factor of `s`, symmetric with its whole pattern stored.
@@ -138,17 +142,16 @@ pub struct Reduced {
 
 impl Reduced {
     pub fn new(g: &GlobalProblem) -> Result<Self> {
-        let symmetric = is_symmetric(&g.m).then(|| symmetrized(&g.m)).transpose()?;
-        let (w, mass) = match symmetric.as_ref().map(objects) {
-            Some(Some(oc)) => (delassus_by_objects(g, &oc)?, MassSolve::Objects(oc.into())),
-            Some(None) => {
-                let f = Factor::cholesky(symmetric.as_ref().expect("symmetric"), "M")?;
-                (delassus_whole(g, &f)?, MassSolve::Whole(f))
+        let whole = |f: Factor| -> Result<(Csc, MassSolve)> { Ok((delassus_whole(g, &f)?, MassSolve::Whole(f))) };
+        let (w, mass) = match is_symmetric(&g.m) {
+            true => {
+                let s = symmetrized(&g.m)?;
+                match objects(&s) {
+                    Some(oc) => (delassus_by_objects(g, &oc)?, MassSolve::Objects(oc.into())),
+                    None => whole(Factor::cholesky(&s, "M")?)?,
+                }
             }
-            None => {
-                let f = Factor::new(&g.m, "M")?;
-                (delassus_whole(g, &f)?, MassSolve::Whole(f))
-            }
+            false => whole(Factor::lu(&g.m, "M")?)?,
         };
         let mut v0 = g.f.clone();
         mass.solve(&mut v0);
