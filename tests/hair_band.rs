@@ -112,9 +112,7 @@ fn running_head(with_band: bool, overrides: &[String]) -> fricsim::simulation::S
         true => text,
         false => text.lines().filter(|l| !is_band(l)).collect::<Vec<_>>().join("\n"),
     };
-    let loaded = fricsim::scene::parse_scene_str(&text, "hair_band.ron", &dir, overrides).unwrap();
-    let (model, state) = fricsim::scene::build::build(&loaded).unwrap();
-    fricsim::simulation::Simulation::new(model, state)
+    scene_run::simulation_with(&text, &dir, overrides)
 }
 
 /// Where the running head's scene has its head's centre (its motion's pivot).

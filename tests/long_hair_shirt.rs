@@ -3,6 +3,9 @@
 //! the tank top hanging on its shoulders; the chest sways from 0.5 s on. The hair must lie on the
 //! shirt without passing through it, and the shirt must keep hanging on the shoulders under it.
 
+#[path = "support/scene_run.rs"]
+mod scene_run;
+
 use fricsim::contact::point_triangle::{Feature, closest_feature, evaluate};
 use fricsim::simulation::Simulation;
 use rayon::prelude::*;
@@ -102,8 +105,8 @@ fn resting(n: &Snapshot) -> usize {
 
 /// The shirt's mean height (its nodes weigh alike up to the mesh's areas; enough to see it slip).
 fn shirt_height(s: &Simulation) -> f64 {
-    let nodes = s.model.cloths[0].nodes.clone();
-    nodes.clone().map(|i| s.state.q[3 * i + 2]).sum::<f64>() / nodes.len() as f64
+    let nodes = &s.model.cloths[0].nodes;
+    scene_run::mean_height(&s.state.q[3 * nodes.start..3 * nodes.end])
 }
 
 /// What a run did: the hair nodes that crossed a shirt triangle, the most nodes resting on the

@@ -3,11 +3,12 @@
 //! `v = M^{-1} (H r + f)`.
 //!
 //! `M` is used exactly as stored, as FCLib, Siconos and `fclib_tools.py` do: sparse Cholesky
-//! when it is symmetric, sparse LU otherwise. A symmetric `M` that splits into objects (blocks
-//! of connected components: the nodal pipeline's strands and cloths) is factored and reduced
-//! per object, each object solving only for the contact columns that touch it. (The LMGC FEM file stores only the upper triangle
+//! when it is symmetric, sparse LU otherwise. (The LMGC FEM file stores only the upper triangle
 //! of its mass matrix; Siconos's reference solves with that triangle as given, and its `v`
 //! satisfies `M_stored v = H r + f` to 1.5e-16. Symmetrising would solve a different problem.)
+//! A symmetric `M` that splits into objects (blocks of connected components: the nodal
+//! pipeline's strands and cloths) is factored and reduced per object, each object solving only
+//! for the contact columns that touch it.
 
 use super::problem::{Csc, GlobalProblem, LocalProblem, csc_mul_add};
 use super::residual::global_error;
@@ -227,19 +228,12 @@ fn delassus_whole(g: &GlobalProblem, f: &Factor) -> Result<Csc> {
 /// alone, not the whole scene's unknowns: the dense `M⁻¹ H` of the whole (dofs × columns,
 /// 750 MB at the hair band's 3700 contacts) becomes one small block per object.
 fn delassus_by_objects(g: &GlobalProblem, oc: &ObjectCholesky) -> Result<Csc> {
-    let (ndof, n) = (g.ndof(), 3 * g.nc());
+    let n = 3 * g.nc();
     let h = g.h.as_ref();
-    let (mut block_of, mut local) = (vec![0usize; ndof], vec![0usize; ndof]);
-    for b in 0..oc.blocks() {
-        for (k, &d) in oc.block_dofs(b).iter().enumerate() {
-            block_of[d] = b;
-            local[d] = k;
-        }
-    }
     let mut columns: Vec<Vec<usize>> = vec![Vec::new(); oc.blocks()];
     for j in 0..n {
         for &i in h.row_idx_of_col_raw(j) {
-            let c = &mut columns[block_of[i]];
+            let c = &mut columns[oc.place(i).0];
             if c.last() != Some(&j) {
                 c.push(j);
             }
@@ -249,7 +243,10 @@ fn delassus_by_objects(g: &GlobalProblem, oc: &ObjectCholesky) -> Result<Csc> {
         .into_par_iter()
         .flat_map_iter(|b| {
             let cols = &columns[b];
-            let in_block = |i: usize| (block_of[i] == b).then_some(local[i]);
+            let in_block = |i: usize| {
+                let (block, k) = oc.place(i);
+                (block == b).then_some(k)
+            };
             let mut x = Mat::<f64>::zeros(oc.block_dofs(b).len(), cols.len());
             for (c, &j) in cols.iter().enumerate() {
                 for (i, v) in h.row_idx_of_col_raw(j).iter().zip(h.val_of_col(j)) {

@@ -47,6 +47,9 @@ pub struct ObjectCholesky {
     /// Entries of the matrix between two blocks: the blocks are then a preconditioner, not the
     /// matrix.
     coupled: bool,
+    /// Per dof: its block and its index in that block's local order.
+    block_of: Vec<usize>,
+    local: Vec<usize>,
 }
 
 impl ObjectCholesky {
@@ -97,6 +100,11 @@ impl ObjectCholesky {
         }
     }
 
+    /// Per dof: its block, and its index in that block's local order.
+    pub fn place(&self, dof: usize) -> (usize, usize) {
+        (self.block_of[dof], self.local[dof])
+    }
+
     /// The dofs of block `b`, ascending: the order of its local indices.
     pub fn block_dofs(&self, b: usize) -> &[usize] {
         &self.blocks[b].dofs
@@ -135,6 +143,7 @@ impl ObjectCholesky {
         self.coupled = (0..n).any(|j| ar.row_idx_of_col_raw(j).iter().any(|&i| group_of[i] != group_of[j]));
         self.blocks =
             groups.into_par_iter().map(|dofs| Block::new(a, dofs, &group_of, &local)).collect::<Result<_, _>>()?;
+        (self.block_of, self.local) = (group_of, local);
         Ok(())
     }
 }

@@ -11,7 +11,12 @@ pub fn simulation(text: &str) -> Simulation {
 
 /// The same with the scene's paths relative to `dir`.
 pub fn simulation_in(text: &str, dir: &std::path::Path) -> Simulation {
-    let loaded = fricsim::scene::parse_scene_str(text, "test", dir, &[]).unwrap_or_else(|e| panic!("{e}"));
+    simulation_with(text, dir, &[])
+}
+
+/// The same with `--set` overrides.
+pub fn simulation_with(text: &str, dir: &std::path::Path, overrides: &[String]) -> Simulation {
+    let loaded = fricsim::scene::parse_scene_str(text, "test", dir, overrides).unwrap_or_else(|e| panic!("{e}"));
     let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
     Simulation::new(model, state)
 }
