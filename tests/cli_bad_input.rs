@@ -483,3 +483,25 @@ fn a_model_larger_than_the_machine_is_refused() {
     assert_bad_input(&out);
     assert!(stderr(&out).contains("too large for this machine"), "{}", stderr(&out));
 }
+
+/// A displacement field: a formula that does not parse or names an unknown variable is refused
+/// at its line with the field; one that is not finite at a vertex, or turns a tet inside out,
+/// names the vertex or the tet.
+#[test]
+fn bad_displacement_fields_are_refused() {
+    let with = |z: &str| {
+        edited(
+            "velocity: (0.1, 0.0, 0.0),",
+            &format!("velocity: (0.1, 0.0, 0.0),\n            displacement: (x: \"0\", y: \"0\", z: \"{z}\"),"),
+        )
+    };
+    let s = with("0.001 * x +");
+    expect_bad(&s, &[], Some("z: \"0.001 * x +\""), &["bodies[0].displacement.z", "does not parse"]);
+    let s = with("0.001 * t");
+    expect_bad(&s, &[], None, &["bodies[0].displacement.z", "uses `t`", "x, y and z"]);
+    let s = with("sqrt(x - 1)");
+    expect_bad(&s, &[], None, &["bodies[0].displacement", "is not finite at vertex"]);
+    // z' = z - 2 z = -z mirrors the block: every tet turns inside out.
+    let s = with("-2 * z");
+    expect_bad(&s, &[], None, &["bodies[0].displacement", "turns tet 0", "inside out"]);
+}

@@ -157,6 +157,14 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
                 e.cage_volume
             );
         }
+        if let Some(d) = &b.displaced {
+            let taken = if b.reduced.is_some() {
+                format!(", taken by the modes to within {:.3e} m", d.off)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(s, "    starts displaced from its rest shape by up to {:.3e} m{taken}", d.largest);
+        }
         if let Some(k) = b.reduced {
             // Bodies of one mesh, material and modes share one model, built once.
             let first = model.reduced.iter().position(|r| std::sync::Arc::ptr_eq(&r.model, &model.reduced[k].model));

@@ -62,7 +62,7 @@ impl Formula {
         Ok(Formula { text: text.to_string(), expr, coordinate })
     }
 
-    fn eval(&self, x: &Vector3<f64>) -> f64 {
+    pub fn eval(&self, x: &Vector3<f64>) -> f64 {
         use exmex::Express;
         let mut args = [0.0; 3];
         for (a, &c) in args.iter_mut().zip(&self.coordinate) {

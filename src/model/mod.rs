@@ -49,6 +49,18 @@ pub struct Solid {
     /// The surface embedded in the tets (an `Embedded` mesh): then `surface` and
     /// `surface_nodes` are the embedded surface's, and the tets are its cage.
     pub embedding: Option<Embedding>,
+    /// The solid started displaced from its rest shape (a scene's `displacement`).
+    pub displaced: Option<Displaced>,
+}
+
+/// How a solid's initial displacement was taken, for `fricsim check`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Displaced {
+    /// The largest displacement asked for (m).
+    pub largest: f64,
+    /// The largest distance between the displacement asked for and the one taken (m): zero for a
+    /// full solid, the modes' truncation for a reduced one.
+    pub off: f64,
 }
 
 /// A surface embedded in its solid's cage (`crate::mesh::embedding`): surface node

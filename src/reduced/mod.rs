@@ -149,6 +149,19 @@ impl ReducedModel {
         }
     }
 
+    /// The modal coordinates nearest to nodal displacements `u` (body frame) in the mass norm:
+    /// `q = Φᵀ M u`, the modes being M-orthonormal. Rigid parts of `u` drop out (the modes are
+    /// M-orthogonal to the rigid ones).
+    pub fn project(&self, u: &[Vector3<f64>]) -> DVector<f64> {
+        DVector::from_fn(self.modes(), |j, _| {
+            u.iter()
+                .zip(&self.mass)
+                .enumerate()
+                .map(|(i, (u, m))| m * self.phi.fixed_view::<3, 1>(3 * i, j).dot(u))
+                .sum()
+        })
+    }
+
     /// Elastic energy, its gradient and Hessian in the modal coordinates.
     pub fn elastic(&self, q: &DVector<f64>) -> (f64, DVector<f64>, DMatrix<f64>) {
         match &self.elasticity {

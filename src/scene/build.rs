@@ -213,6 +213,13 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
                 Some(model)
             }
         };
+        let initial = match &spec.displacement {
+            None => None,
+            Some(d) => Some(
+                super::displacement::initial(d, &mesh, reduced_model.as_deref())
+                    .map_err(|e| error_at(&file, &format!("{field}.displacement"), e))?,
+            ),
+        };
         mesh.transform(&rot, &Vector3::from(spec.position));
         let offset = node_mass.len();
         let masses = match &embedded_mesh {
@@ -222,7 +229,8 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         let total: f64 = masses.iter().sum();
         let centroid = mesh.vertices.iter().zip(&masses).map(|(x, m)| x * *m).sum::<Vector3<f64>>() / total;
         let omega = Vector3::from(spec.angular_velocity.map(f64::to_radians));
-        for (x, m) in mesh.vertices.iter().zip(&masses) {
+        for (i, (x, m)) in mesh.vertices.iter().zip(&masses).enumerate() {
+            let x = x + initial.as_ref().map_or(Vector3::zeros(), |d| rot * d.u[i]);
             let vel = Vector3::from(spec.velocity) + omega.cross(&(x - centroid));
             q.extend_from_slice(x.as_slice());
             v.extend_from_slice(vel.as_slice());
@@ -314,7 +322,13 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             Some(model) => {
                 let body = ReducedBody { nodes: offset..node_mass.len(), model };
                 let pose = (centroid, UnitQuaternion::from_rotation_matrix(&rot));
-                reduced_state.push(body.state_at(pose, Vector3::from(spec.velocity), omega));
+                let mut state = body.state_at(pose, Vector3::from(spec.velocity), omega);
+                if let Some((q, rigid)) = initial.as_ref().and_then(|d| d.modal.as_ref()) {
+                    state.q = q.clone();
+                    state.position += rot * rigid.translation;
+                    state.orientation *= rigid.turn;
+                }
+                reduced_state.push(state);
                 reduced.push(body);
                 Some(reduced.len() - 1)
             }
@@ -334,6 +348,7 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             structure,
             surface_rest_area,
             embedding: embedding.map(|(e, _)| e),
+            displaced: initial.map(|d| d.summary),
         });
     }
     let mut node_is_kinematic = vec![false; node_mass.len()];

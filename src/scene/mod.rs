@@ -5,6 +5,7 @@
 //! error has the same `file[:line:col]: field [= value]: message` form.
 
 pub mod build;
+mod displacement;
 mod embedded;
 pub mod error;
 mod joints;

@@ -576,6 +576,21 @@ pub struct SolidSpec {
     /// `Nonsmooth`): `Modal(modes: r)` (linear) or `StVK(modes: r)` (reduced St. Venant–Kirchhoff).
     #[serde(default)]
     pub reduced: Option<ReducedSpec>,
+    /// Start deformed: the nodes displaced from the mesh's rest shape by three formulas of the
+    /// rest position, both in the mesh's own coordinates (m) before `rotation` and `position`
+    /// (a woven strip starts bent over and under its neighbours and presses on them). A reduced
+    /// solid keeps the part its modes carry.
+    #[serde(default)]
+    pub displacement: Option<DisplacementSpec>,
+}
+
+/// A displacement field: three formulas of the rest position's `x`, `y`, `z` (m).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DisplacementSpec {
+    pub x: String,
+    pub y: String,
+    pub z: String,
 }
 
 /// A solid's reduced model: `6 + modes` unknowns instead of 3 per node.

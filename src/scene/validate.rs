@@ -674,6 +674,9 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
             volume(c, &format!("{p}.volume"), vol, nonsmooth);
         }
         solid_structure(c, &p, b, nonsmooth);
+        if let Some(d) = &b.displacement {
+            displacement(c, &format!("{p}.displacement"), d);
+        }
         if let Some(red) = &b.reduced {
             reduced(c, s, &p, b, red);
         }
@@ -684,6 +687,16 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
     let bodies = s.bodies.iter().enumerate().map(|(i, b)| (format!("bodies[{i}]"), b.name()));
     let colliders = s.colliders.iter().enumerate().map(|(i, col)| (format!("colliders[{i}]"), collider_name(col)));
     unique_names(c, bodies.chain(colliders));
+}
+
+/// A displacement field's three formulas parse, in `x`, `y`, `z` only (the build evaluates
+/// them at the vertices and refuses a value that is not finite or a tet it inverts).
+fn displacement(c: &mut Checks, p: &str, d: &DisplacementSpec) {
+    for (axis, text) in [("x", &d.x), ("y", &d.y), ("z", &d.z)] {
+        if let Err(e) = crate::friction::structure_field::Formula::parse(text) {
+            c.push(format!("{p}.{axis}"), Some(format!("{text:?}")), e);
+        }
+    }
 }
 
 /// Largest numbers of modes: StVK's coefficients grow as r⁴ (40 modes: 20 MB, 2.6 M terms per

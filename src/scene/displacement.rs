@@ -1,0 +1,99 @@
+//! A solid's initial displacement (`displacement:` in a scene): the solid starts deformed,
+//! stressed by its own elasticity (a woven strip bent over and under its neighbours presses on
+//! them). The field is three formulas of the rest position, both in the mesh's own coordinates.
+//! A reduced solid can only take the part its modes span: its modal coordinates are the
+//! mass-weighted projection `q = Φᵀ M u`, and `fricsim check` says how far that lies from the
+//! field asked for.
+
+use super::schema::DisplacementSpec;
+use crate::friction::structure_field::Formula;
+use crate::mesh::tet::{TetMesh, signed_volume};
+use crate::reduced::ReducedModel;
+use nalgebra::{DVector, Matrix3, Rotation3, UnitQuaternion, Vector3};
+
+/// What a solid starts from: the displacement of each vertex (mesh coordinates) as taken, and
+/// for a reduced solid its modal coordinates and the rigid part its frame takes.
+pub(crate) struct Initial {
+    pub u: Vec<Vector3<f64>>,
+    pub modal: Option<(DVector<f64>, Rigid)>,
+    pub summary: crate::model::Displaced,
+}
+
+/// The rigid part of a displacement: a translation of the centre of mass and a turn about it
+/// (mesh coordinates).
+pub(crate) struct Rigid {
+    pub translation: Vector3<f64>,
+    pub turn: UnitQuaternion<f64>,
+}
+
+/// The field at `mesh`'s (unplaced) vertices, projected onto `reduced`'s modes if given; a
+/// message names the first vertex where a formula is not finite, or the first tet the
+/// displacement (as taken) turns inside out.
+pub(crate) fn initial(
+    spec: &DisplacementSpec,
+    mesh: &TetMesh,
+    reduced: Option<&ReducedModel>,
+) -> Result<Initial, String> {
+    let (fx, fy, fz) = (Formula::parse(&spec.x)?, Formula::parse(&spec.y)?, Formula::parse(&spec.z)?);
+    let mut asked = Vec::with_capacity(mesh.vertices.len());
+    for (i, x) in mesh.vertices.iter().enumerate() {
+        let u = Vector3::new(fx.eval(x), fy.eval(x), fz.eval(x));
+        if !u.iter().all(|c| c.is_finite()) {
+            return Err(format!("is not finite at vertex {i} (rest position {:?}): {:?}", x.as_slice(), u.as_slice()));
+        }
+        asked.push(u);
+    }
+    let (u, modal) = match reduced {
+        None => (asked.clone(), None),
+        Some(model) => {
+            let rigid = rigid_part(model, &asked);
+            // The modes take what is left in the turned frame: `R⁻¹ (X + u − t) − X`.
+            let left: Vec<_> = (0..asked.len())
+                .map(|i| rigid.turn.inverse() * (model.rest[i] + asked[i] - rigid.translation) - model.rest[i])
+                .collect();
+            let q = model.project(&left);
+            let taken = (0..asked.len())
+                .map(|i| rigid.translation + rigid.turn * model.local_offset(i, &q) - model.rest[i])
+                .collect();
+            (taken, Some((q, rigid)))
+        }
+    };
+    if let Some(t) = first_inverted(mesh, &u) {
+        return Err(format!(
+            "turns tet {t} (vertices {:?}) inside out{}: the field moves neighbouring vertices too far apart",
+            mesh.tets[t],
+            if reduced.is_some() { " as the modes take it" } else { "" }
+        ));
+    }
+    let largest = asked.iter().map(|u| u.norm()).fold(0.0, f64::max);
+    let off = asked.iter().zip(&u).map(|(a, t)| (a - t).norm()).fold(0.0, f64::max);
+    Ok(Initial { u, modal, summary: crate::model::Displaced { largest, off } })
+}
+
+/// The first tet whose signed volume changes sign (or vanishes) under `u`.
+fn first_inverted(mesh: &TetMesh, u: &[Vector3<f64>]) -> Option<usize> {
+    mesh.tets.iter().position(|t| {
+        let rest = signed_volume(t.map(|i| &mesh.vertices[i]));
+        let moved = t.map(|i| mesh.vertices[i] + u[i]);
+        let now = signed_volume([&moved[0], &moved[1], &moved[2], &moved[3]]);
+        now * rest.signum() <= 0.0
+    })
+}
+
+/// The rigid motion nearest to `u` in the mass norm: the mean translation `t` and the rotation
+/// nearest to `Σ m_i (X_i + u_i − t) X_iᵀ` (its polar factor; `X_i` the offsets from the centre of
+/// mass), as the mass-weighted Procrustes problem has it.
+fn rigid_part(model: &ReducedModel, u: &[Vector3<f64>]) -> Rigid {
+    let total: f64 = model.mass.iter().sum();
+    let translation = u.iter().zip(&model.mass).map(|(u, m)| u * *m).sum::<Vector3<f64>>() / total;
+    let mut cross = Matrix3::zeros();
+    for ((x, u), m) in model.rest.iter().zip(u).zip(&model.mass) {
+        cross += *m * (x + u - translation) * x.transpose();
+    }
+    let svd = cross.svd(true, true);
+    let (w, vt) = (svd.u.expect("asked for"), svd.v_t.expect("asked for"));
+    // A reflection is no rotation: flip the direction of the smallest singular value.
+    let flip = Matrix3::from_diagonal(&Vector3::new(1.0, 1.0, (w * vt).determinant().signum()));
+    let turn = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(w * flip * vt));
+    Rigid { translation, turn }
+}
