@@ -51,6 +51,9 @@ fn settle(model: &Model, state: &mut State) {
     }
     let v0 = state.v.clone();
     let rigid_v0: Vec<_> = state.rigid.iter().map(|b| b.velocity()).collect();
+    // A reduced body's velocities live in its state (frame and modal rates), not in `v`.
+    let reduced_v0: Vec<_> =
+        state.reduced.iter().map(|r| (r.linear_velocity, r.angular_velocity, r.qdot.clone())).collect();
     let moving = model.settle_in_motion;
     let restart = |state: &mut State| {
         if moving {
@@ -59,6 +62,11 @@ fn settle(model: &Model, state: &mut State) {
         } else {
             state.v.iter_mut().for_each(|v| *v = 0.0);
             state.rigid.iter_mut().for_each(|b| b.set_velocity(&nalgebra::SVector::zeros()));
+            for r in state.reduced.iter_mut() {
+                r.linear_velocity = nalgebra::Vector3::zeros();
+                r.angular_velocity = nalgebra::Vector3::zeros();
+                r.qdot.fill(0.0);
+            }
         }
     };
     let mut relax = pipeline::build(&frozen, state);
@@ -86,5 +94,8 @@ fn settle(model: &Model, state: &mut State) {
     state.v = v0;
     for (b, v) in state.rigid.iter_mut().zip(&rigid_v0) {
         b.set_velocity(v);
+    }
+    for (r, (linear, angular, qdot)) in state.reduced.iter_mut().zip(reduced_v0) {
+        (r.linear_velocity, r.angular_velocity, r.qdot) = (linear, angular, qdot);
     }
 }

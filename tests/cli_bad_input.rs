@@ -486,7 +486,7 @@ fn a_model_larger_than_the_machine_is_refused() {
 
 /// A displacement field: a formula that does not parse or names an unknown variable is refused
 /// at its line with the field; one that is not finite at a vertex, or turns a tet inside out,
-/// names the vertex or the tet.
+/// names the vertex or the tet; scripted regions on a displaced solid are refused.
 #[test]
 fn bad_displacement_fields_are_refused() {
     let with = |z: &str| {
@@ -500,8 +500,15 @@ fn bad_displacement_fields_are_refused() {
     let s = with("0.001 * t");
     expect_bad(&s, &[], None, &["bodies[0].displacement.z", "uses `t`", "x, y and z"]);
     let s = with("sqrt(x - 1)");
-    expect_bad(&s, &[], None, &["bodies[0].displacement", "is not finite at vertex"]);
+    expect_bad(&s, &[], None, &["bodies[0].displacement", "`z` is NaN at vertex"]);
     // z' = z - 2 z = -z mirrors the block: every tet turns inside out.
     let s = with("-2 * z");
     expect_bad(&s, &[], None, &["bodies[0].displacement", "turns tet 0", "inside out"]);
+    // Scripted regions would start from the undisplaced shape: refused, not half honoured.
+    let s = with("0.001 * x").replacen(
+        "displacement:",
+        "kinematic: [(region: Box(min: (-1.0, -1.0, -1.0), max: (1.0, 1.0, 0.06)))],\n            displacement:",
+        1,
+    );
+    expect_bad(&s, &[], None, &["bodies[0]", "takes no `kinematic` regions"]);
 }

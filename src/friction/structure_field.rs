@@ -62,6 +62,7 @@ impl Formula {
         Ok(Formula { text: text.to_string(), expr, coordinate })
     }
 
+    /// The formula's value at `x`; NaN where it is undefined.
     pub fn eval(&self, x: &Vector3<f64>) -> f64 {
         use exmex::Express;
         let mut args = [0.0; 3];
@@ -69,7 +70,8 @@ impl Formula {
             *a = x[c];
         }
         // Parsed with its variables checked, so evaluation can only fail on a variable count
-        // mismatch, which `coordinate` rules out; NaN (no structure) on the safe side.
+        // mismatch, which `coordinate` rules out; NaN (no structure, a refused displacement) on
+        // the safe side.
         self.expr.eval(&args[..self.coordinate.len()]).unwrap_or(f64::NAN)
     }
 }

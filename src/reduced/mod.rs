@@ -150,8 +150,9 @@ impl ReducedModel {
     }
 
     /// The modal coordinates nearest to nodal displacements `u` (body frame) in the mass norm:
-    /// `q = Φᵀ M u`, the modes being M-orthonormal. Rigid parts of `u` drop out (the modes are
-    /// M-orthogonal to the rigid ones).
+    /// `q = Φᵀ M u`, the modes being M-orthonormal. Translations and infinitesimal rotations in
+    /// `u` drop out (the modes are M-orthogonal to them); a finite rotation leaves its second
+    /// order.
     pub fn project(&self, u: &[Vector3<f64>]) -> DVector<f64> {
         DVector::from_fn(self.modes(), |j, _| {
             u.iter()

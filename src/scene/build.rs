@@ -291,6 +291,11 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
         let volume = match &spec.volume {
             None => None,
             Some(vs) => {
+                // The zone's rest volume is the undisplaced shape's.
+                let mut q = q.clone();
+                for (i, x) in mesh.vertices.iter().enumerate() {
+                    q[3 * global(i)..3 * global(i) + 3].copy_from_slice(x.as_slice());
+                }
                 let triangles = match vs.region {
                     VolumeRegion::Boundary => surface.clone(),
                     VolumeRegion::Cavity => cavity_triangles(&surface, &q).ok_or_else(|| {

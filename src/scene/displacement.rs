@@ -38,8 +38,13 @@ pub(crate) fn initial(
     let mut asked = Vec::with_capacity(mesh.vertices.len());
     for (i, x) in mesh.vertices.iter().enumerate() {
         let u = Vector3::new(fx.eval(x), fy.eval(x), fz.eval(x));
-        if !u.iter().all(|c| c.is_finite()) {
-            return Err(format!("is not finite at vertex {i} (rest position {:?}): {:?}", x.as_slice(), u.as_slice()));
+        if let Some(k) = u.iter().position(|c| !c.is_finite()) {
+            return Err(format!(
+                "`{}` is {} at vertex {i} (rest position {:?})",
+                ["x", "y", "z"][k],
+                u[k],
+                x.as_slice()
+            ));
         }
         asked.push(u);
     }
@@ -59,9 +64,11 @@ pub(crate) fn initial(
         }
     };
     if let Some(t) = first_inverted(mesh, &u) {
+        let centroid = mesh.tets[t].iter().map(|&i| mesh.vertices[i]).sum::<Vector3<f64>>() / 4.0;
         return Err(format!(
-            "turns tet {t} (vertices {:?}) inside out{}: the field moves neighbouring vertices too far apart",
-            mesh.tets[t],
+            "turns tet {t} (rest centroid {:?}) inside out{}: the field folds it (det(I + grad u) <= 0; too large an \
+             amplitude for its wavelength, or a mirror)",
+            centroid.as_slice(),
             if reduced.is_some() { " as the modes take it" } else { "" }
         ));
     }

@@ -580,7 +580,7 @@ pub struct SolidSpec {
     /// rest position, both in the mesh's own coordinates (m) before `rotation` and `position`
     /// (a woven strip starts bent over and under its neighbours and presses on them). A reduced
     /// solid keeps the part its modes carry.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub displacement: Option<DisplacementSpec>,
 }
 

@@ -675,7 +675,7 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
         }
         solid_structure(c, &p, b, nonsmooth);
         if let Some(d) = &b.displacement {
-            displacement(c, &format!("{p}.displacement"), d);
+            displacement(c, &format!("{p}.displacement"), d, b);
         }
         if let Some(red) = &b.reduced {
             reduced(c, s, &p, b, red);
@@ -690,12 +690,28 @@ fn bodies(c: &mut Checks, s: &Scene, base_dir: &Path) {
 }
 
 /// A displacement field's three formulas parse, in `x`, `y`, `z` only (the build evaluates
-/// them at the vertices and refuses a value that is not finite or a tet it inverts).
-fn displacement(c: &mut Checks, p: &str, d: &DisplacementSpec) {
+/// them at the vertices and refuses a value that is not finite or a tet it inverts). Scripted
+/// regions take their rest positions from the undisplaced placement, and an embedded surface's
+/// rest shape from its cage's: both are refused with a displacement rather than half honoured.
+fn displacement(c: &mut Checks, p: &str, d: &DisplacementSpec, b: &crate::scene::schema::SolidSpec) {
     for (axis, text) in [("x", &d.x), ("y", &d.y), ("z", &d.z)] {
         if let Err(e) = crate::friction::structure_field::Formula::parse(text) {
             c.push(format!("{p}.{axis}"), Some(format!("{text:?}")), e);
         }
+    }
+    if !b.kinematic.is_empty() {
+        c.push(
+            p.to_string(),
+            None,
+            "a displaced solid takes no `kinematic` regions (they would start from the rest shape)",
+        );
+    }
+    if matches!(b.mesh, MeshSpec::Embedded { .. }) {
+        c.push(
+            p.to_string(),
+            None,
+            "an `Embedded` solid cannot start displaced (its surface's rest shape is its cage's)",
+        );
     }
 }
 
