@@ -34,32 +34,11 @@ pub(crate) fn initial(
     mesh: &TetMesh,
     reduced: Option<&ReducedModel>,
 ) -> Result<Initial, String> {
-    let (fx, fy, fz) = (Formula::parse(&spec.x)?, Formula::parse(&spec.y)?, Formula::parse(&spec.z)?);
-    let mut asked = Vec::with_capacity(mesh.vertices.len());
-    for (i, x) in mesh.vertices.iter().enumerate() {
-        let u = Vector3::new(fx.eval(x), fy.eval(x), fz.eval(x));
-        if let Some(k) = u.iter().position(|c| !c.is_finite()) {
-            return Err(format!(
-                "`{}` is {} at vertex {i} (rest position {:?})",
-                ["x", "y", "z"][k],
-                u[k],
-                x.as_slice()
-            ));
-        }
-        asked.push(u);
-    }
+    let asked = evaluate(spec, mesh)?;
     let (u, modal) = match reduced {
         None => (asked.clone(), None),
         Some(model) => {
-            let rigid = rigid_part(model, &asked);
-            // The modes take what is left in the turned frame: `R⁻¹ (X + u − t) − X`.
-            let left: Vec<_> = (0..asked.len())
-                .map(|i| rigid.turn.inverse() * (model.rest[i] + asked[i] - rigid.translation) - model.rest[i])
-                .collect();
-            let q = model.project(&left);
-            let taken = (0..asked.len())
-                .map(|i| rigid.translation + rigid.turn * model.local_offset(i, &q) - model.rest[i])
-                .collect();
+            let (taken, q, rigid) = take_by_frame_and_modes(model, &asked);
             (taken, Some((q, rigid)))
         }
     };
@@ -75,6 +54,41 @@ pub(crate) fn initial(
     let largest = asked.iter().map(|u| u.norm()).fold(0.0, f64::max);
     let off = asked.iter().zip(&u).map(|(a, t)| (a - t).norm()).fold(0.0, f64::max);
     Ok(Initial { u, modal, summary: crate::model::Displaced { largest, off } })
+}
+
+/// The three formulas at every vertex, or a message naming the first non-finite value.
+fn evaluate(spec: &DisplacementSpec, mesh: &TetMesh) -> Result<Vec<Vector3<f64>>, String> {
+    let (fx, fy, fz) = (Formula::parse(&spec.x)?, Formula::parse(&spec.y)?, Formula::parse(&spec.z)?);
+    mesh.vertices
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let u = Vector3::new(fx.eval(x), fy.eval(x), fz.eval(x));
+            match u.iter().position(|c| !c.is_finite()) {
+                None => Ok(u),
+                Some(k) => Err(format!(
+                    "`{}` is {} at vertex {i} (rest position {:?})",
+                    ["x", "y", "z"][k],
+                    u[k],
+                    x.as_slice()
+                )),
+            }
+        })
+        .collect()
+}
+
+/// What a reduced body takes of `asked`: the rigid part in its frame, then what is left in the
+/// turned frame, `R⁻¹ (X + u − t) − X`, by its modes. Returns the displacement as taken, the
+/// modal coordinates and the rigid part.
+fn take_by_frame_and_modes(model: &ReducedModel, asked: &[Vector3<f64>]) -> (Vec<Vector3<f64>>, DVector<f64>, Rigid) {
+    let rigid = rigid_part(model, asked);
+    let left: Vec<_> = (0..asked.len())
+        .map(|i| rigid.turn.inverse() * (model.rest[i] + asked[i] - rigid.translation) - model.rest[i])
+        .collect();
+    let q = model.project(&left);
+    let taken =
+        (0..asked.len()).map(|i| rigid.translation + rigid.turn * model.local_offset(i, &q) - model.rest[i]).collect();
+    (taken, q, rigid)
 }
 
 /// The first tet whose signed volume changes sign (or vanishes) under `u`.
