@@ -19,6 +19,11 @@ fn bar(field: Option<[&str; 3]>, extra: &str) -> Simulation {
 
 /// The same bar relaxed for `settle` seconds before the run.
 fn bar_settled(field: Option<[&str; 3]>, extra: &str, settle: f64) -> Simulation {
+    bar_in(field, extra, settle, "Nonsmooth()")
+}
+
+/// The same bar under `pipeline`.
+fn bar_in(field: Option<[&str; 3]>, extra: &str, settle: f64, pipeline: &str) -> Simulation {
     let displacement =
         field.map_or(String::new(), |[x, y, z]| format!("displacement: (x: \"{x}\", y: \"{y}\", z: \"{z}\"),"));
     simulation(&format!(
@@ -27,7 +32,7 @@ fn bar_settled(field: Option<[&str; 3]>, extra: &str, settle: f64) -> Simulation
     materials: {{ "m": (density: 1000.0, youngs_modulus: {E}, poisson_ratio: {NU}, model: StableNeoHookean) }},
     bodies: [ Solid(name: "bar", material: "m", mesh: Box(size: (0.2, 0.05, 0.05), cells: (8, 2, 2)),
                     position: (1.0, 2.0, 3.0), rotation: (0.0, 0.0, 90.0), {displacement} {extra}) ],
-    pipeline: Nonsmooth(),
+    pipeline: {pipeline},
 )"#
     ))
 }
@@ -166,5 +171,16 @@ fn check_reports_the_displacement() {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         assert!(text.contains(want), "`{want}` not in:\n{text}");
+    }
+}
+
+/// The build sets the nodes, so every pipeline starts from the same displaced ones, bit for bit.
+#[test]
+fn every_pipeline_starts_from_the_same_nodes() {
+    let field = Some(["0.001 * x", "0.0005 * z", "0.1 * x * x"]);
+    let nodes = |pipeline: &str| bar_in(field, "", 0.0, pipeline).state.q;
+    let nonsmooth = nodes("Nonsmooth()");
+    for pipeline in ["Penalty()", "Smooth(field: (kernel: Cubic, radius: 0.02))"] {
+        assert_eq!(nodes(pipeline), nonsmooth, "{pipeline}");
     }
 }
