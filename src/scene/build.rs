@@ -292,9 +292,12 @@ pub fn build(loaded: &LoadedScene) -> Result<(Model, State), SceneError> {
             None => None,
             Some(vs) => {
                 // The zone's rest volume is the undisplaced shape's.
-                let mut q = q.clone();
-                for (i, x) in mesh.vertices.iter().enumerate() {
-                    q[3 * global(i)..3 * global(i) + 3].copy_from_slice(x.as_slice());
+                let mut q = std::borrow::Cow::Borrowed(&q[..]);
+                if initial.is_some() {
+                    let rest = q.to_mut();
+                    for (i, x) in mesh.vertices.iter().enumerate() {
+                        rest[3 * global(i)..3 * global(i) + 3].copy_from_slice(x.as_slice());
+                    }
                 }
                 let triangles = match vs.region {
                     VolumeRegion::Boundary => surface.clone(),

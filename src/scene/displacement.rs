@@ -35,11 +35,14 @@ pub(crate) fn initial(
     reduced: Option<&ReducedModel>,
 ) -> Result<Initial, String> {
     let asked = evaluate(spec, mesh)?;
-    let (u, modal) = match reduced {
-        None => (asked.clone(), None),
+    let largest = asked.iter().map(|u| u.norm()).fold(0.0, f64::max);
+    // A full solid takes the field as asked; a reduced one what its frame and modes span.
+    let (u, modal, off) = match reduced {
+        None => (asked, None, 0.0),
         Some(model) => {
             let (taken, q, rigid) = take_by_frame_and_modes(model, &asked);
-            (taken, Some((q, rigid)))
+            let off = asked.iter().zip(&taken).map(|(a, t)| (a - t).norm()).fold(0.0, f64::max);
+            (taken, Some((q, rigid)), off)
         }
     };
     if let Some(t) = first_inverted(mesh, &u) {
@@ -51,8 +54,6 @@ pub(crate) fn initial(
             if reduced.is_some() { " as the modes take it" } else { "" }
         ));
     }
-    let largest = asked.iter().map(|u| u.norm()).fold(0.0, f64::max);
-    let off = asked.iter().zip(&u).map(|(a, t)| (a - t).norm()).fold(0.0, f64::max);
     Ok(Initial { u, modal, summary: crate::model::Displaced { largest, off } })
 }
 
@@ -95,8 +96,7 @@ fn take_by_frame_and_modes(model: &ReducedModel, asked: &[Vector3<f64>]) -> (Vec
 fn first_inverted(mesh: &TetMesh, u: &[Vector3<f64>]) -> Option<usize> {
     mesh.tets.iter().position(|t| {
         let rest = signed_volume(t.map(|i| &mesh.vertices[i]));
-        let moved = t.map(|i| mesh.vertices[i] + u[i]);
-        let now = signed_volume([&moved[0], &moved[1], &moved[2], &moved[3]]);
+        let now = signed_volume(t.map(|i| mesh.vertices[i] + u[i]).each_ref());
         now * rest.signum() <= 0.0
     })
 }
