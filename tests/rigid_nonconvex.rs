@@ -329,8 +329,9 @@ fn a_non_convex_mesh_file_is_a_body_and_an_open_one_is_refused_naming_the_edge()
     assert!(err.contains("the mesh is open: edge") && err.contains("has no triangle on its other side"), "{err}");
 }
 
-/// The shipped Lincoln-log house (scenes/log_house.ron) cut to its first `courses` courses.
-fn log_house(courses: usize) -> Simulation {
+/// The shipped Lincoln-log house (scenes/log_house.ron) cut to its first `courses` courses, with
+/// `--set` overrides.
+fn log_house_with(courses: usize, overrides: &[String]) -> Simulation {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/log_house.ron")).unwrap();
     let mut kept = Vec::new();
     let mut skip_next = false;
@@ -347,7 +348,7 @@ fn log_house(courses: usize) -> Simulation {
         }
         kept.push(line);
     }
-    let loaded = fricsim::scene::parse_scene_str(&kept.join("\n"), "log_house", std::path::Path::new("."), &[])
+    let loaded = fricsim::scene::parse_scene_str(&kept.join("\n"), "log_house", std::path::Path::new("."), overrides)
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(loaded.scene.bodies.len(), 2 * courses);
     let (model, state) = fricsim::scene::build::build(&loaded).unwrap_or_else(|e| panic!("{e}"));
@@ -358,7 +359,11 @@ fn log_house(courses: usize) -> Simulation {
 /// (resting contacts hold to the solver tolerance; anything that slid or sank would move by
 /// millimetres).
 fn log_house_stands(courses: usize, seconds: f64) {
-    let mut s = log_house(courses);
+    log_house_stands_with(courses, seconds, &[]);
+}
+
+fn log_house_stands_with(courses: usize, seconds: f64, overrides: &[String]) {
+    let mut s = log_house_with(courses, overrides);
     let start: Vec<Vector3<f64>> = s.state.rigid.iter().map(|b| b.position).collect();
     run(&mut s, seconds);
     let moved = s.state.rigid.iter().zip(&start).map(|(b, x)| (b.position - x).norm()).fold(0.0, f64::max);
@@ -369,6 +374,13 @@ fn log_house_stands(courses: usize, seconds: f64) {
 #[test]
 fn a_small_log_house_stands() {
     log_house_stands(6, 0.3);
+}
+
+/// The same with the contacts solved in the bodies' velocities (`dfcp::velocity_admm`: about
+/// 130 contacts on 72 velocities), every step to the scene's tolerance.
+#[test]
+fn a_small_log_house_stands_with_the_velocity_admm() {
+    log_house_stands_with(6, 0.3, &["pipeline.solver=VelocityAdmm".to_string()]);
 }
 
 /// The whole house (46 logs, about 1000 contacts; 0.35 s per step here):

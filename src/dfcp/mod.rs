@@ -21,6 +21,7 @@
 //! | Staggered Projections (002 Alg. 1) | local | [`staggered_projections`] |
 //! | Staggered Projections in polar form (000 §5.5.2) | local | [`polar_sp`] |
 //! | nodal ADMM + matrix-free coloured GS (004 Alg. 2–3) | global | [`admm`] |
+//! | ADMM in the bodies' velocities, contact velocities split off (Siconos's global ADMM) | global, or local with `W = G Gᵀ` | [`velocity_admm`] |
 //! | any local solver on the Delassus form | global | [`global_reduction`] |
 //!
 //! [`dispatch`] selects a solver by name for either form (`auto` is the robust default).
@@ -56,3 +57,4 @@ pub mod sqp;
 pub mod staggered_projections;
 pub mod stewart_trinkle;
 pub mod synthetic;
+pub mod velocity_admm;

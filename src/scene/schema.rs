@@ -1450,6 +1450,11 @@ pub enum DfcpSolverSpec {
     /// Nodal ADMM with matrix-free Gauss–Seidel projections on the global problem (004; cloth
     /// and rods only).
     Admm,
+    /// ADMM in the bodies' velocities with the contact velocities split off (Siconos's global
+    /// ADMM, `dfcp::velocity_admm`): one solve with `A + ρ H Hᵀ` and one projection per contact
+    /// an iteration, for piles whose contacts outnumber the bodies' unknowns (rigid bodies
+    /// without joints, reduced bodies, solids).
+    VelocityAdmm,
     /// NL-ICA, 004's baseline: Otaduy 2009's nested relaxation of the global problem with an
     /// exact one-contact solver (`dfcp::nl_ica`; solids, cloth and rods only).
     NlIca,
@@ -1469,10 +1474,12 @@ impl DfcpSolverSpec {
     }
 
     /// Whether the solver can use the factor `W = G Gᵀ` of a rigid contact problem: Staggered
-    /// Projections when its contact QP may be the primal (no proximal term, not `Dual`).
+    /// Projections when its contact QP may be the primal (no proximal term, not `Dual`), and
+    /// the velocity ADMM, which needs it.
     pub fn uses_factor(&self) -> bool {
         matches!(*self, DfcpSolverSpec::StaggeredProjections { proximal, contact_qp, .. }
             if proximal == 0.0 && contact_qp != SpContactQpSpec::Dual)
+            || *self == DfcpSolverSpec::VelocityAdmm
     }
 }
 

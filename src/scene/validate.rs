@@ -1471,7 +1471,14 @@ fn nonsmooth(c: &mut Checks, s: &Scene, ns: &NonsmoothSpec) {
         c.push(
             format!("{p}.solver"),
             Some(format!("{:?}", ns.solver)),
-            format!("{:?} solves the global form of scenes with solids, cloth or rods; a scene of rigid bodies only (bodies[{r}]) needs a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp, PgsPolygon, Lemke, RegularisedLcp, Sqp or Auto", ns.solver),
+            format!("{:?} solves the global form of scenes with solids, cloth or rods; a scene of rigid bodies only (bodies[{r}]) needs a local solver: StaggeredProjections, Prox, FischerBurmeister, GaussSeidel, PgsLcp, PgsPolygon, Lemke, RegularisedLcp, Sqp, VelocityAdmm or Auto", ns.solver),
+        );
+    }
+    if let (DfcpSolverSpec::VelocityAdmm, false, false) = (ns.solver, s.joints.is_empty(), nodal) {
+        c.push(
+            format!("{p}.solver"),
+            Some("VelocityAdmm".into()),
+            "VelocityAdmm works in the bodies' velocities through W = J M⁻¹ Jᵀ, which the joints of a rigid-body scene change; use Auto, Prox or GaussSeidel with joints",
         );
     }
     if ns.implicit_frames > crate::scene::schema::MAX_IMPLICIT_FRAMES {

@@ -113,6 +113,13 @@ impl ContactJacobian {
         rows_gram(&self.rows, n_bodies, &self.inverse_mass, skip)
     }
 
+    /// Only the diagonal blocks `(c, c)` of `J M⁻¹ Jᵀ`: all that a solver working through the
+    /// factor [`Self::factor`] reads of `W` (each contact's scale, and the islands' blocks).
+    pub fn delassus_diagonal(&self) -> BTreeMap<(usize, usize), Matrix3<f64>> {
+        let block = |(i, b): &(usize, Block)| b * self.inverse_mass[*i] * b.transpose();
+        self.rows.iter().enumerate().map(|(c, row)| ((c, c), row.iter().flatten().map(block).sum())).collect()
+    }
+
     /// `G = J L` with `L Lᵀ = M⁻¹` per body (Cholesky), so that `W = G Gᵀ`: 6 columns for each
     /// body that takes part in a contact, in body order. `None` if a body's inverse mass is not
     /// positive definite (it is for every dynamic rigid body).

@@ -39,7 +39,7 @@ use crate::dfcp::solver::{SolveReport, SolverOptions};
 use crate::dfcp::staggered_projections::{SpCone, SpContactQp, SpParams, SpStop};
 use crate::dfcp::{
     dispatch, fb_newton, gauss_seidel, lemke_st, pgs_lcp, pgs_polygon, prox, prox_point, regularised_lcp, sqp,
-    staggered_projections,
+    staggered_projections, velocity_admm,
 };
 use crate::model::{Model, State};
 use crate::rigid::RigidBody;
@@ -144,6 +144,14 @@ fn solve_unscaled(
         DfcpSolverSpec::Lemke { samples } => lemke_st::solve_with(p, r, u, opts, samples),
         DfcpSolverSpec::RegularisedLcp { samples } => regularised_lcp::solve_with(p, r, u, opts, samples),
         DfcpSolverSpec::Sqp { samples } => sqp::solve_with(p, r, u, opts, samples),
+        DfcpSolverSpec::VelocityAdmm if p.factor.is_some() => velocity_admm::solve(p, r, u, opts),
+        DfcpSolverSpec::VelocityAdmm => {
+            // Compliant contacts regularise `W`, which `G Gᵀ` then no longer is (validation
+            // keeps joints away): the robust default answers, and says why.
+            let mut rep = dispatch::auto(p, r, u, opts);
+            rep.message += "; velocity-admm needs W = G Gᵀ, which compliant contacts change";
+            rep
+        }
         // Validation keeps the global-only solvers away from local problems; should one arrive,
         // the robust default answers it.
         DfcpSolverSpec::Auto | DfcpSolverSpec::Admm | DfcpSolverSpec::NlIca => dispatch::auto(p, r, u, opts),
@@ -381,17 +389,28 @@ impl NonsmoothPipeline {
             return;
         }
         let clock = Instant::now();
-        let mut blocks = jac.delassus_blocks(bodies.len(), |i| joints.joins(i));
-        joints.add_delassus(jac, bodies, &mut blocks);
+        // Without joints W = J M⁻¹ Jᵀ, and its factor lets Staggered Projections pose the
+        // contact QP in the bodies' velocities (002 §5.3.6), and the velocity ADMM work in them.
+        let factor = if joints.is_empty() && self.spec.solver.uses_factor() { jac.factor(bodies.len()) } else { None };
+        // The velocity ADMM reads `W` only through its factor; unless compliance, cohesion or
+        // the diagnostics read the whole of it, its diagonal blocks are all that is assembled.
+        let diagonal_only = factor.is_some()
+            && self.spec.solver == DfcpSolverSpec::VelocityAdmm
+            && !self.spec.diagnostics
+            && contacts.iter().all(|c| c.compliance == 0.0 && c.cohesion == 0.0);
+        let blocks = if diagonal_only {
+            jac.delassus_diagonal()
+        } else {
+            let mut blocks = jac.delassus_blocks(bodies.len(), |i| joints.joins(i));
+            joints.add_delassus(jac, bodies, &mut blocks);
+            blocks
+        };
         let w = assemble::blocks_to_csc(nc, &blocks);
         let mut problem = match local_problem(model, bodies, contacts, w, approach, (t, h), &self.spec) {
-            // Without joints W = J M⁻¹ Jᵀ, and its factor lets Staggered Projections pose the
-            // contact QP in the bodies' velocities (002 §5.3.6).
-            Ok(p) if joints.is_empty() && self.spec.solver.uses_factor() => match jac.factor(bodies.len()) {
+            Ok(p) => match factor {
                 Some(g) => p.with_factor(g).expect("the factor of the same contacts"),
                 None => p,
             },
-            Ok(p) => p,
             Err(e) => {
                 stats.converged = false;
                 stats.failure = Some(e);
