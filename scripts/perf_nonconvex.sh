@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Non-convex rigid bodies at scale (002 experiment 15, Table 7.2 right): the Lincoln-log house
 # (scenes/log_house.ron) and an N-body drop of bunny-like critters (scripts/nonconvex_scenes.py
-# --drop N), each run with islands on and off in one go, printing seconds per step, contacts,
-# solver iterations and converged steps. The thesis: log house 4.9 s/step (0.061 s with its
+# --drop N), each run with islands on and off (solver Auto) and with the velocity ADMM, in one
+# go, printing seconds per step, contacts, solver iterations and converged steps. The thesis: log house 4.9 s/step (0.061 s with its
 # decomposition), 2000-bunny drop 37.5 s/step (single-threaded Java, 3 GHz Pentium D).
 #
 # Usage: scripts/perf_nonconvex.sh [N bodies (200)] [dt (0.002)] [frames (5)]
@@ -30,13 +30,18 @@ PY
 }
 
 echo "load before: $(uptime)"
-for islands in true false; do
-    "$FRICSIM" run scenes/log_house.ron --quiet --frames 2 --out "$out/house_$islands" --set "pipeline.islands=$islands"
-    summary "$out/house_$islands/stats.csv" "log house, islands $islands"
+# Islands on and off with the default solver, then the velocity ADMM (islands on).
+runs=("true Auto" "false Auto" "true VelocityAdmm")
+for run in "${runs[@]}"; do
+    read -r islands solver <<<"$run"
+    "$FRICSIM" run scenes/log_house.ron --quiet --frames 2 --out "$out/house_${islands}_$solver" \
+        --set "pipeline.islands=$islands" --set "pipeline.solver=$solver"
+    summary "$out/house_${islands}_$solver/stats.csv" "log house, islands $islands, $solver"
 done
-for islands in true false; do
-    "$FRICSIM" run "$out/drop.ron" --quiet --frames "$frames" --set "dt=$dt" --out "$out/drop_$islands" \
-        --set "pipeline.islands=$islands"
-    summary "$out/drop_$islands/stats.csv" "$n-body drop, dt $dt, islands $islands"
+for run in "${runs[@]}"; do
+    read -r islands solver <<<"$run"
+    "$FRICSIM" run "$out/drop.ron" --quiet --frames "$frames" --set "dt=$dt" --out "$out/drop_${islands}_$solver" \
+        --set "pipeline.islands=$islands" --set "pipeline.solver=$solver"
+    summary "$out/drop_${islands}_$solver/stats.csv" "$n-body drop, dt $dt, islands $islands, $solver"
 done
 echo "load after:  $(uptime)"

@@ -38,25 +38,6 @@ impl ContactScaling {
         ContactScaling { d }
     }
 
-    /// `d_c` from the lumped Delassus diagonal `H_cᵀ diag(M)⁻¹ H_c` of a global problem (1 where
-    /// that is not positive and finite): the units of [`Self::of`] without forming `W`. Exact
-    /// where `M` is diagonal; otherwise of the same order.
-    pub fn lumped(g: &GlobalProblem) -> ContactScaling {
-        let m = super::problem::diagonal(&g.m);
-        let h = g.h.as_ref();
-        let d = (0..g.nc())
-            .map(|c| {
-                let w: f64 = (3 * c..3 * c + 3)
-                    .flat_map(|j| h.row_idx_of_col_raw(j).iter().zip(h.val_of_col(j)))
-                    .map(|(i, x)| x * x / m[*i])
-                    .sum::<f64>()
-                    / 3.0;
-                if w > 0.0 && w.is_finite() { 1.0 / w.sqrt() } else { 1.0 }
-            })
-            .collect();
-        ContactScaling { d }
-    }
-
     /// `W' = D W D`, `q' = D q` (and the factor `G' = D G`).
     pub fn local(&self, p: &LocalProblem) -> Result<LocalProblem, ProblemError> {
         let q = p.q.iter().enumerate().map(|(i, q)| q * self.d[i / 3]).collect();

@@ -16,8 +16,10 @@
 //!    `|u + s − ξ|` and the dual one `ρ |H P (ξ − ξ_old)|` (Boyd et al. 2011, §3.4.1), each
 //!    relative to its own scale, and the matrix refactorised when `ρ` changes.
 //!
-//! `r` stays in `K` at every iterate; the dual residual is also the equation's residual
-//! `A v − f − H r`, so the global error falls to zero with it. A local problem with its factor
+//! `r` stays in `K` at every iterate. Without relaxation and with the shift frozen the dual
+//! residual would be the equation's residual `A v − f − H r`; with them it is part of it, so
+//! the stopping test measures the equation itself (the global error), and balancing steers by
+//! the dual residual alone. A local problem with its factor
 //! `W = G Gᵀ` (rigid bodies) is the global problem with `A = I`, `H = Gᵀ`, `f = 0`, `w = q`, in
 //! the `m` scaled velocities `Gᵀ r`. Elliptic cones are solved in the scaled variables of
 //! `friction::cone`, where they are isotropic (the same solutions, a closed-form projection).
@@ -50,7 +52,7 @@ const RHO_STEP: f64 = 2.0;
 /// 20,000 (5e-5, 4e-6), 20 took 7,137, 100 took 1,522 and 1000 took 4,410. With balancing and
 /// relaxation, 10 took 1,600, and 1 and 100 about 3,300 and 2,200.
 const RHO_START: f64 = 10.0;
-/// `ρ` stays within this factor of [`RHO_START`]: beyond it `A + ρ H Hᵀ` is conditioned by
+/// `ρ` stays within this factor of [`RHO_START`]: beyond it `A + ρ H P Hᵀ` is conditioned by
 /// `ρ` alone (for a low-rank `H Hᵀ`, up to `ρ |H|² / λ_min(A)`), and its solves lose digits.
 const RHO_RANGE: f64 = 1e6;
 /// Over-relaxation of the split (Boyd et al. 2011 §3.4.3 suggest 1.5–1.8): on the pile above,
@@ -63,8 +65,12 @@ const RELAXATION: f64 = 1.6;
 /// per cent a window).
 const STALL_WINDOWS: usize = 20;
 const STALL_GAIN: f64 = 0.9;
+/// Stalls lower ρ no further than this: below it a slowly converging pile stalls again and
+/// again and ρ collapses (a three-critter bin fell to ρ 1e-5 and missed 1e-6 in 5,000
+/// iterations).
+const STALL_FLOOR: f64 = RHO_START / 10.0;
 
-/// The matrix `A + ρ H Hᵀ` on the union of the two patterns, its values kept apart so that a
+/// The matrix `A + ρ H P Hᵀ` on the union of the two patterns, its values kept apart so that a
 /// new `ρ` is one pass over them and a numeric factorisation.
 struct Penalised {
     pattern: SymbolicSparseColMat<usize>,
@@ -119,7 +125,7 @@ impl Penalised {
         }
         let pattern = SymbolicSparseColMat::new_checked(n, n, col_ptr, None, rows);
         let symbolic = SymbolicLlt::try_new(pattern.as_ref(), Side::Lower)
-            .map_err(|e| format!("the analysis of A + ρ H Hᵀ failed: {e:?}"))?;
+            .map_err(|e| format!("the analysis of A + ρ H P Hᵀ failed: {e:?}"))?;
         let mut values = vec![0.0; av.len()];
         let factor = factorise(&pattern, &symbolic, (&av, &hv, rho), &mut values)?;
         Ok(Penalised { pattern, a: av, hh: hv, values, symbolic, factor, rho, refactorisations: 0 })
@@ -149,7 +155,7 @@ fn factorise(
     }
     let mat = SparseColMatRef::new(pattern.as_ref(), values);
     Llt::try_new_with_symbolic(symbolic.clone(), mat, Side::Lower)
-        .map_err(|e| format!("A + ρ H Hᵀ is not positive definite at ρ = {rho:.3e}: {e:?}"))
+        .map_err(|e| format!("A + ρ H P Hᵀ is not positive definite at ρ = {rho:.3e}: {e:?}"))
 }
 
 /// How an ADMM run ended.
@@ -161,26 +167,36 @@ struct Outcome {
 }
 
 /// Each contact's share of the penalty: its own Delassus diagonal over its row's absolute sum,
-/// `W_cc / Σ_d |W_cd|`, both lumped (`A` by its diagonal): 1 for a contact alone on its bodies,
-/// `1/k` for one of `k` alike at one spot, which then weigh together as one.
+/// both lumped (`A` by its diagonal) and taken per dof on the contact's three rows together,
+/// `Σ_i n_ci² / a_i` over `Σ_i n_ci Σ_d n_di / a_i` with `n_ci = |H_i,c|` (the norm of the
+/// contact's three entries on dof `i`, so that the tangent frame does not matter): 1 for a
+/// contact alone on its bodies, `1/k` for one of `k` alike at one spot, which then weigh
+/// together as one.
 fn weights(g: &GlobalProblem) -> Vec<f64> {
     let a = super::problem::diagonal(&g.m);
     let h = g.h.as_ref();
-    let mut row = vec![0.0; g.ndof()];
-    for j in 0..h.ncols() {
-        for (i, x) in h.row_idx_of_col_raw(j).iter().zip(h.val_of_col(j)) {
-            row[*i] += x.abs();
-        }
-    }
-    (0..g.nc())
-        .map(|c| {
-            let (mut own, mut all) = (0.0, 0.0);
-            for j in 3 * c..3 * c + 3 {
-                for (i, x) in h.row_idx_of_col_raw(j).iter().zip(h.val_of_col(j)) {
-                    own += x * x / a[*i];
-                    all += x.abs() * row[*i] / a[*i];
+    // Per contact, `(dof, n_ci)`; per dof, `Σ_d n_di`.
+    let mut norms: Vec<Vec<(usize, f64)>> = Vec::with_capacity(g.nc());
+    let (mut acc, mut row) = (vec![0.0; g.ndof()], vec![0.0; g.ndof()]);
+    for c in 0..g.nc() {
+        let mut touched = Vec::new();
+        for j in 3 * c..3 * c + 3 {
+            for (i, x) in h.row_idx_of_col_raw(j).iter().zip(h.val_of_col(j)) {
+                if acc[*i] == 0.0 {
+                    touched.push(*i);
                 }
+                acc[*i] += x * x;
             }
+        }
+        let list: Vec<_> = touched.iter().map(|&i| (i, std::mem::take(&mut acc[i]).sqrt())).collect();
+        list.iter().for_each(|&(i, n)| row[i] += n);
+        norms.push(list);
+    }
+    norms
+        .iter()
+        .map(|list| {
+            let own: f64 = list.iter().map(|&(i, n)| n * n / a[i]).sum();
+            let all: f64 = list.iter().map(|&(i, n)| n * row[i] / a[i]).sum();
             if own > 0.0 && all.is_finite() && all > 0.0 { own / all } else { 1.0 }
         })
         .collect()
@@ -257,7 +273,7 @@ fn admm(
             break;
         }
         if it % BALANCE_EVERY == 0 {
-            if stall.cycling(rel) && split.k.rho > RHO_START / RHO_RANGE {
+            if stall.cycling(rel) && split.k.rho > STALL_FLOOR {
                 split.ceiling = split.k.rho / RHO_STEP;
                 split.k.refactor(split.ceiling)?;
             } else {

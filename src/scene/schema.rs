@@ -1451,9 +1451,9 @@ pub enum DfcpSolverSpec {
     /// and rods only).
     Admm,
     /// ADMM in the bodies' velocities with the contact velocities split off (Siconos's global
-    /// ADMM, `dfcp::velocity_admm`): one solve with `A + ρ H Hᵀ` and one projection per contact
-    /// an iteration, for piles whose contacts outnumber the bodies' unknowns (rigid bodies
-    /// without joints, reduced bodies, solids).
+    /// ADMM, `dfcp::velocity_admm`): one solve with `A + ρ H P Hᵀ` and one projection per contact
+    /// an iteration, for piles of rigid bodies (without joints) whose contacts outnumber the
+    /// bodies' unknowns.
     VelocityAdmm,
     /// NL-ICA, 004's baseline: Otaduy 2009's nested relaxation of the global problem with an
     /// exact one-contact solver (`dfcp::nl_ica`; solids, cloth and rods only).

@@ -146,10 +146,11 @@ fn solve_unscaled(
         DfcpSolverSpec::Sqp { samples } => sqp::solve_with(p, r, u, opts, samples),
         DfcpSolverSpec::VelocityAdmm if p.factor.is_some() => velocity_admm::solve(p, r, u, opts),
         DfcpSolverSpec::VelocityAdmm => {
-            // Compliant contacts regularise `W`, which `G Gᵀ` then no longer is (validation
-            // keeps joints away): the robust default answers, and says why.
+            // No factor: compliant contacts regularise `W`, which `G Gᵀ` then no longer is
+            // (validation keeps joints away). The whole `W` was assembled (`diagonal_only`
+            // needs a factor); the robust default answers, and says why.
             let mut rep = dispatch::auto(p, r, u, opts);
-            rep.message += "; velocity-admm needs W = G Gᵀ, which compliant contacts change";
+            rep.message += "; velocity-admm needs the factor W = G Gᵀ, which this problem does not carry (compliant contacts change W)";
             rep
         }
         // Validation keeps the global-only solvers away from local problems; should one arrive,

@@ -90,17 +90,6 @@ fn solve_global(
     if solver == DfcpSolverSpec::NlIca {
         return Ok((crate::dfcp::nl_ica::solve(g, r, v, opts), 0.0, 0));
     }
-    if solver == DfcpSolverSpec::VelocityAdmm {
-        // Scaled per contact by the lumped Delassus diagonal: consistent units without the
-        // Delassus operator this solver exists to avoid.
-        let scaling = ContactScaling::lumped(g);
-        let scaled = scaling.global(g)?;
-        scaling.to_scaled_impulse(r);
-        let rep = crate::dfcp::velocity_admm::solve_global(&scaled, r, v, opts);
-        let mut u = vec![0.0; r.len()];
-        scaling.to_original(r, &mut u);
-        return Ok((rep, 0.0, 0));
-    }
     let red = Reduced::new(g)?;
     let mut u = vec![0.0; r.len()];
     // The local error bounds the global natural-map part; the equation part is at round-off
