@@ -53,15 +53,19 @@ fn box_on_plane(k: usize, vx: f64, vy: f64, cone: Cone) -> LocalProblem {
         }
     }
     let g = Csc::try_new_from_triplets(3 * nc, 6, &gt).unwrap();
+    let q = (0..nc).flat_map(|_| [-G * H, vx, vy]).collect();
+    with_its_factor(g, q, vec![cone; nc])
+}
+
+/// The local problem `W = G Gᵀ` (dense product) with its factor `G`.
+fn with_its_factor(g: Csc, q: Vec<f64>, cones: Vec<Cone>) -> LocalProblem {
+    let n = g.nrows();
     let gd = g.to_dense();
     let wd = &gd * gd.transpose();
-    let wt: Vec<_> = (0..3 * nc)
-        .flat_map(|i| (0..3 * nc).map(move |j| (i, j)))
-        .map(|(i, j)| Triplet::new(i, j, wd[(i, j)]))
-        .collect();
-    let w = Csc::try_new_from_triplets(3 * nc, 3 * nc, &wt).unwrap();
-    let q = (0..nc).flat_map(|_| [-G * H, vx, vy]).collect();
-    LocalProblem::new(w, q, vec![cone; nc]).unwrap().with_factor(g).unwrap()
+    let wt: Vec<_> =
+        (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).map(|(i, j)| Triplet::new(i, j, wd[(i, j)])).collect();
+    let w = Csc::try_new_from_triplets(n, n, &wt).unwrap();
+    LocalProblem::new(w, q, cones).unwrap().with_factor(g).unwrap()
 }
 
 /// The box's velocity after the step: `v_pred + M⁻¹ Jᵀ r`, linear part.
@@ -145,17 +149,9 @@ fn random_factored_problems_converge_by_an_independent_measure() {
             .map(|(i, j)| Triplet::new(i, j, g[i * m + j]))
             .collect();
         let gm = Csc::try_new_from_triplets(3 * nc, m, &gt).unwrap();
-        let gd = gm.to_dense();
-        let wd = &gd * gd.transpose();
-        let wt: Vec<_> = (0..3 * nc)
-            .flat_map(|i| (0..3 * nc).map(move |j| (i, j)))
-            .map(|(i, j)| Triplet::new(i, j, wd[(i, j)]))
-            .collect();
-        let w = Csc::try_new_from_triplets(3 * nc, 3 * nc, &wt).unwrap();
         let v: Vec<f64> = (0..m).map(|_| 2.0 * rnd()).collect();
         let q: Vec<f64> = (0..3 * nc).map(|a| (0..m).map(|k| g[a * m + k] * v[k]).sum()).collect();
-        let cones = vec![Cone::isotropic(mu).unwrap(); nc];
-        let p = LocalProblem::new(w, q, cones).unwrap().with_factor(gm).unwrap();
+        let p = with_its_factor(gm, q, vec![Cone::isotropic(mu).unwrap(); nc]);
         let (r, _, rep) = solve(&p, 1e-8);
         println!("nc {nc}, m {m}, mu {mu}: {rep}");
         assert!(rep.converged, "{rep}");
