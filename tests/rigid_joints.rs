@@ -232,6 +232,13 @@ fn joints_the_pipeline_cannot_take_are_refused_with_the_field() {
             "`Nonsmooth` pipeline only",
         ),
         (r#"Ball(a: "a", point: (0.0, 0.0, 0.0))"#, two, "Penalty()", "joints[0]", "(`Penalty` takes none)"),
+        (
+            r#"Ball(a: "a", point: (0.0, 0.0, 0.0))"#,
+            two,
+            "Nonsmooth(solver: VelocityAdmm)",
+            "pipeline.solver",
+            "which the joints of a rigid-body scene change",
+        ),
     ];
     for (joints, bodies, pipeline, field, message) in cases {
         let err = refusal(joints, bodies, pipeline);
