@@ -224,14 +224,13 @@ fn iterate(
         return admm(g, r, v, opts, start, error);
     }
     let s: Vec<f64> = g.cones.iter().flat_map(|k| [1.0, k.scale()[0], k.scale()[1]]).collect();
-    let hr = g.h.as_ref();
-    let mut t = Vec::with_capacity(hr.compute_nnz());
+    // `H S`: each column scaled, the pattern kept.
+    let mut h = g.h.clone();
+    let col_ptr = g.h.symbolic().col_ptr();
+    let vals = h.val_mut();
     for (j, sj) in s.iter().enumerate() {
-        for (i, x) in hr.row_idx_of_col_raw(j).iter().zip(hr.val_of_col(j)) {
-            t.push(faer::sparse::Triplet::new(*i, j, x * sj));
-        }
+        vals[col_ptr[j]..col_ptr[j + 1]].iter_mut().for_each(|x| *x *= sj);
     }
-    let h = super::problem::csc_from_triplets(hr.nrows(), hr.ncols(), &t)?;
     let w = g.w.iter().zip(&s).map(|(w, s)| w * s).collect();
     let cones = g.cones.iter().map(|k| Cone::isotropic(k.mu_ref()).expect("a valid cone's mean")).collect();
     let iso = GlobalProblem::new(g.m.clone(), h, g.f.clone(), w, cones).map_err(|e| e.to_string())?;
@@ -410,15 +409,8 @@ impl Split {
 
 /// The global problem `A = I`, `H = Gᵀ`, `f = 0`, `w = q` of a local problem with its factor.
 fn factored_form(p: &LocalProblem, g: &Csc) -> Result<GlobalProblem, String> {
-    let (n, m) = (3 * p.nc(), g.ncols());
-    let gr = g.as_ref();
-    let mut t = Vec::with_capacity(gr.compute_nnz());
-    for j in 0..m {
-        for (i, x) in gr.row_idx_of_col_raw(j).iter().zip(gr.val_of_col(j)) {
-            t.push(faer::sparse::Triplet::new(j, *i, *x));
-        }
-    }
-    let h = super::problem::csc_from_triplets(m, n, &t)?;
+    let m = g.ncols();
+    let h = g.as_ref().transpose().to_col_major().map_err(|e| format!("Gᵀ: {e:?}"))?;
     let eye: Vec<_> = (0..m).map(|j| faer::sparse::Triplet::new(j, j, 1.0)).collect();
     let a = super::problem::csc_from_triplets(m, m, &eye)?;
     GlobalProblem::new(a, h, vec![0.0; m], p.q.clone(), p.cones.clone()).map_err(|e| e.to_string())
