@@ -108,3 +108,34 @@ fn samples_refine_the_polygon_and_diagnostics_print() {
     assert!(rel(&fine) < 0.1 * rel(&coarse), "{coarse}{fine}");
     assert!(fine.contains("Stewart–Trinkle LCP residual") && fine.contains("Painlevé angle"), "{fine}");
 }
+
+/// `FRICSIM_DUMP_UNCONVERGED`: the box stack run with one solver iteration per step misses
+/// its steps, and each problem missed is written as an FCLib text problem that `fclib solve`
+/// reads and solves to its default tolerance (1e-8): under `Auto` the local problem, under
+/// `VelocityAdmm` (whose problems carry the factor `W = G Gᵀ`) the factored global form, which
+/// `velocity-admm` solves natively.
+#[test]
+fn unconverged_problems_are_dumped_for_offline_study() {
+    for (solver, global) in [("Auto", false), ("VelocityAdmm", true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let dump = dir.path().join("dump");
+        std::fs::create_dir(&dump).unwrap();
+        let scene = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/box_stack.ron");
+        let o = Command::new(env!("CARGO_BIN_EXE_fricsim"))
+            .args(["run", scene.to_str().unwrap(), "--quiet", "--frames", "1", "--out"])
+            .arg(dir.path().join("out"))
+            .args(["--set", &format!("pipeline.solver={solver}"), "--set", "pipeline.max_iterations=1"])
+            .args(["--set", "pipeline.on_failure=Continue"])
+            .env("FRICSIM_DUMP_UNCONVERGED", &dump)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let first = dump.join("unconverged-0.txt");
+        let p = fricsim::dfcp::fclib::read_problem(&first).unwrap();
+        assert_eq!(matches!(p, FclibProblem::Global(_)), global, "{solver}");
+        let by = if global { "velocity-admm" } else { "auto" };
+        let (code, stdout, stderr) = fricsim(&["fclib", "solve", first.to_str().unwrap(), "--solver", by]);
+        assert_eq!(code, 0, "{solver}: {stdout}{stderr}");
+        assert!(stdout.contains("converged"), "{stdout}");
+    }
+}

@@ -8,7 +8,7 @@ use fricsim::dfcp::problem::{Csc, LocalProblem};
 use fricsim::dfcp::problem::{csc_mul, csc_mul_add};
 use fricsim::dfcp::residual::{local_error_of, natural_map_abs};
 use fricsim::dfcp::solver::SolverOptions;
-use fricsim::dfcp::{synthetic, velocity_admm};
+use fricsim::dfcp::{dispatch, synthetic, velocity_admm};
 use fricsim::friction::cone::{Cone, project_ellipse};
 use nalgebra::{Matrix3, Vector3};
 
@@ -130,6 +130,41 @@ fn an_elliptic_cone_gives_the_projection_onto_its_ellipse() {
     let v = end_velocity(&p, &r, vx, vy);
     let expect = Vector3::new(vx + f[0] / MASS, vy + f[1] / MASS, 0.0);
     assert!((v - expect).norm() <= 1e-9, "{v:?} vs {expect:?}");
+}
+
+/// `W` formed from the factor (sparse, per dof) is the dense product `G Gᵀ` to rounding (1e-14
+/// of its largest entry, about 1: a sum of at most 6 products of entries below 1).
+#[test]
+fn the_delassus_operator_formed_from_the_factor_is_g_g_transposed() {
+    let p = box_on_plane(4, 0.1, 0.0, Cone::isotropic(0.3).unwrap());
+    let w = velocity_admm::delassus_of_factor(p.factor.as_ref().unwrap()).unwrap().to_dense();
+    let expect = p.w.to_dense();
+    let scale = (0..expect.nrows()).map(|i| expect[(i, i)].abs()).fold(0.0, f64::max);
+    assert!((&w - &expect).norm_max() <= 1e-14 * scale, "{}", (&w - &expect).norm_max());
+}
+
+/// The factored dispatch (the pipeline's `VelocityAdmm`): a problem small enough for dense FB
+/// Newton (the box on 25 contacts, 75 unknowns) is answered by `auto` on `W` formed from its
+/// factor, a larger one (the box on 225 contacts, 675 unknowns) by the velocity ADMM; both at
+/// both sides of the threshold, with the bound of the first test.
+#[test]
+fn the_factored_dispatch_hands_small_problems_to_auto_and_both_meet_the_closed_form() {
+    let mu = 0.3;
+    let hold = mu * G * H;
+    for (k, by) in [(5, "auto"), (15, "velocity-admm")] {
+        for side in [1.0 - 1e-3, 1.0 + 1e-3] {
+            let vx = side * hold;
+            let p = box_on_plane(k, vx, 0.0, Cone::isotropic(mu).unwrap());
+            let (mut r, mut u) = (vec![0.0; 3 * p.nc()], vec![0.0; 3 * p.nc()]);
+            let rep = dispatch::factored(&p, &mut r, &mut u, &SolverOptions::new(1e-10, 20_000));
+            println!("{k}x{k}, push {side}: {rep}");
+            assert!(rep.converged && rep.solver == by, "{rep}");
+            assert!(local_error_of(&p, &r).rel <= 1.01e-10);
+            let v = end_velocity(&p, &r, vx, 0.0);
+            let expect = if side < 1.0 { 0.0 } else { vx - hold };
+            assert!((v.x - expect).abs() <= 1e-9 && v.y.abs() <= 1e-9 && v.z.abs() <= 1e-9, "{k}: {v:?} vs {expect}");
+        }
+    }
 }
 
 /// Random factored problems (`W = G Gᵀ`, G dense random, `q = G v`) with more contacts than

@@ -21,7 +21,8 @@ pub enum FclibCommand {
         /// prox-point (proximal point around FB Newton), admm-local, pgs-lcp, pgs-polygon (003's
         /// polygon inscribed in the friction ellipse), lemke, reg-lcp and sqp
         /// (002's baselines on the Stewart–Trinkle LCP, 8 samples), sp (staggered
-        /// projections, 8-sample cone), sp-exact, sp-polar, admm (global problems only).
+        /// projections, 8-sample cone), sp-exact, sp-polar, admm and velocity-admm (global
+        /// problems only).
         #[arg(long, default_value = "auto")]
         solver: String,
         /// Relative natural-map tolerance (Siconos's measure).

@@ -408,12 +408,28 @@ impl Split {
 }
 
 /// The global problem `A = I`, `H = Gᵀ`, `f = 0`, `w = q` of a local problem with its factor.
-fn factored_form(p: &LocalProblem, g: &Csc) -> Result<GlobalProblem, String> {
+pub fn factored_form(p: &LocalProblem, g: &Csc) -> Result<GlobalProblem, String> {
     let m = g.ncols();
     let h = g.as_ref().transpose().to_col_major().map_err(|e| format!("Gᵀ: {e:?}"))?;
     let eye: Vec<_> = (0..m).map(|j| faer::sparse::Triplet::new(j, j, 1.0)).collect();
     let a = super::problem::csc_from_triplets(m, m, &eye)?;
     GlobalProblem::new(a, h, vec![0.0; m], p.q.clone(), p.cones.clone()).map_err(|e| e.to_string())
+}
+
+/// `W = G Gᵀ` from the factor `g` (one row per contact unknown): per dof (column of `G`), the
+/// outer product of the rows touching it, duplicates summed.
+pub fn delassus_of_factor(g: &Csc) -> Result<Csc, String> {
+    let gr = g.as_ref();
+    let mut t = Vec::new();
+    for k in 0..gr.ncols() {
+        let (rows, vals) = (gr.row_idx_of_col_raw(k), gr.val_of_col(k));
+        for (i, a) in rows.iter().zip(vals) {
+            for (j, b) in rows.iter().zip(vals) {
+                t.push(faer::sparse::Triplet::new(*i, *j, a * b));
+            }
+        }
+    }
+    super::problem::csc_from_triplets(gr.nrows(), gr.nrows(), &t)
 }
 
 /// Solve the local problem `p`, which must carry its factor `W = G Gᵀ`, in the factor's `m`

@@ -39,7 +39,7 @@ use crate::dfcp::solver::{SolveReport, SolverOptions};
 use crate::dfcp::staggered_projections::{SpCone, SpContactQp, SpParams, SpStop};
 use crate::dfcp::{
     dispatch, fb_newton, gauss_seidel, lemke_st, pgs_lcp, pgs_polygon, prox, prox_point, regularised_lcp, sqp,
-    staggered_projections, velocity_admm,
+    staggered_projections,
 };
 use crate::model::{Model, State};
 use crate::rigid::RigidBody;
@@ -101,8 +101,33 @@ pub fn solve_scaled(
     let Ok(scaled) = scaling.local(p) else { return solve_unscaled(solver, p, r, u, opts) };
     scaling.to_scaled_impulse(r);
     let report = solve_unscaled(solver, &scaled, r, u, opts);
+    if !report.converged {
+        dump_unconverged(&scaled);
+    }
     scaling.to_original(r, u);
     report
+}
+
+/// The folder named by `FRICSIM_DUMP_UNCONVERGED`, if set: every contact problem a solver does
+/// not converge on is written there (scaled, as the solver saw it) as an FCLib text problem,
+/// `unconverged-N.txt`, for `fricsim fclib solve` to study offline. A problem with its factor
+/// `W = G Gᵀ` is written in the factored global form (`M = I`, `H = Gᵀ`, `f = 0`, `w = q`),
+/// which every solver reads and `velocity-admm` solves natively. Writing is best-effort: a
+/// failure is reported on stderr and the run goes on.
+fn dump_unconverged(p: &LocalProblem) {
+    use crate::dfcp::fclib::{FclibProblem, write_text_problem};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNT: AtomicUsize = AtomicUsize::new(0);
+    let Some(dir) = std::env::var_os("FRICSIM_DUMP_UNCONVERGED") else { return };
+    let path = std::path::Path::new(&dir).join(format!("unconverged-{}.txt", COUNT.fetch_add(1, Ordering::Relaxed)));
+    let problem = match &p.factor {
+        Some(g) => crate::dfcp::velocity_admm::factored_form(p, g).map(FclibProblem::Global),
+        None => Ok(FclibProblem::Local(p.clone())),
+    };
+    let written = problem.map_err(anyhow::Error::msg).and_then(|q| write_text_problem(&path, &q));
+    if let Err(e) = written {
+        eprintln!("FRICSIM_DUMP_UNCONVERGED: {e:#}");
+    }
 }
 
 fn solve_unscaled(
@@ -144,7 +169,7 @@ fn solve_unscaled(
         DfcpSolverSpec::Lemke { samples } => lemke_st::solve_with(p, r, u, opts, samples),
         DfcpSolverSpec::RegularisedLcp { samples } => regularised_lcp::solve_with(p, r, u, opts, samples),
         DfcpSolverSpec::Sqp { samples } => sqp::solve_with(p, r, u, opts, samples),
-        DfcpSolverSpec::VelocityAdmm if p.factor.is_some() => velocity_admm::solve(p, r, u, opts),
+        DfcpSolverSpec::VelocityAdmm if p.factor.is_some() => dispatch::factored(p, r, u, opts),
         DfcpSolverSpec::VelocityAdmm => {
             // No factor: compliant contacts regularise `W`, which `G Gᵀ` then no longer is
             // (validation keeps joints away). The whole `W` was assembled (`diagonal_only`
