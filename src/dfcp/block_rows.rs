@@ -18,40 +18,47 @@ pub struct BlockRows {
 }
 
 impl BlockRows {
-    /// Build from a square `3n x 3n` CSC matrix (duplicates already summed by faer).
+    /// Build from a square `3n x 3n` CSC matrix (duplicates already summed by faer), in two
+    /// passes over its columns by block column `d`: the first counts each block row's
+    /// off-diagonal blocks, the second appends block `(c, d)` to row `c` the first time a
+    /// column of `d` reaches it and adds the entries in. Sweeping `d` in order leaves each row's
+    /// blocks ordered by column. (A comparison sort of all entries took a third of a cloth
+    /// band's step, with `W` of 10⁶ entries.)
     pub fn from_csc(a: SparseColMatRef<'_, usize, f64>) -> Self {
         let n = a.nrows() / 3;
-        let mut entries: Vec<(usize, usize, usize, f64)> = Vec::with_capacity(a.compute_nnz());
+        // `seen[c]`: the last block column that reached block row `c` (`n` for none yet).
+        let mut seen = vec![n; n];
+        let mut row_ptr = vec![0usize; n + 1];
         for j in 0..a.ncols() {
-            let rows = a.row_idx_of_col_raw(j);
-            let vals = a.val_of_col(j);
-            for (i, v) in rows.iter().zip(vals) {
-                let i = *i;
-                entries.push((i / 3, j / 3, 3 * (i % 3) + j % 3, *v));
+            for &i in a.row_idx_of_col_raw(j) {
+                let (c, d) = (i / 3, j / 3);
+                if seen[c] != d && c != d {
+                    row_ptr[c + 1] += 1;
+                }
+                seen[c] = d;
             }
         }
-        entries.sort_unstable_by_key(|e| (e.0, e.1));
-        let mut row_ptr = vec![0usize; n + 1];
-        let mut col = Vec::new();
-        let mut val: Vec<[f64; 9]> = Vec::new();
-        let mut diag = vec![[0.0; 9]; n];
-        let mut k = 0;
         for c in 0..n {
-            while k < entries.len() && entries[k].0 == c {
-                let d = entries[k].1;
-                let mut blk = [0.0; 9];
-                while k < entries.len() && entries[k].0 == c && entries[k].1 == d {
-                    blk[entries[k].2] += entries[k].3;
-                    k += 1;
+            row_ptr[c + 1] += row_ptr[c];
+        }
+        let (mut col, mut val) = (vec![0usize; row_ptr[n]], vec![[0.0; 9]; row_ptr[n]]);
+        let mut diag = vec![[0.0; 9]; n];
+        let mut next = row_ptr.clone();
+        seen.fill(n);
+        for j in 0..a.ncols() {
+            for (&i, v) in a.row_idx_of_col_raw(j).iter().zip(a.val_of_col(j)) {
+                let (c, d, slot) = (i / 3, j / 3, 3 * (i % 3) + j % 3);
+                if c == d {
+                    diag[c][slot] += v;
+                    continue;
                 }
-                if d == c {
-                    diag[c] = blk;
-                } else {
-                    col.push(d);
-                    val.push(blk);
+                if seen[c] != d {
+                    seen[c] = d;
+                    col[next[c]] = d;
+                    next[c] += 1;
                 }
+                val[next[c] - 1][slot] += v;
             }
-            row_ptr[c + 1] = col.len();
         }
         BlockRows { n, row_ptr, col, val, diag }
     }
@@ -95,5 +102,47 @@ impl BlockRows {
     /// Number of stored 3x3 blocks (off-diagonal + diagonal).
     pub fn nnz_blocks(&self) -> usize {
         self.col.len() + self.n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use faer::sparse::{SparseColMat, Triplet};
+
+    /// A random 3n x 3n matrix with some blocks empty: its block rows multiply as the matrix
+    /// does (to rounding: the same products summed in another order), list each row's blocks
+    /// in increasing column order, and keep the diagonal blocks apart.
+    #[test]
+    fn block_rows_multiply_as_the_matrix_and_are_ordered() {
+        let n = 7;
+        let mut seed = 11u64;
+        let mut rnd = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut t = Vec::new();
+        for c in 0..n {
+            for d in 0..n {
+                if c == d || rnd() < 0.4 {
+                    (0..9).for_each(|k| t.push(Triplet::new(3 * c + k / 3, 3 * d + k % 3, rnd() - 0.5)));
+                }
+            }
+        }
+        let a = SparseColMat::<usize, f64>::try_new_from_triplets(3 * n, 3 * n, &t).unwrap();
+        let b = BlockRows::from_csc(a.as_ref());
+        let x: Vec<f64> = (0..3 * n).map(|_| rnd()).collect();
+        let mut y = vec![0.0; 3 * n];
+        b.mul_add(&x, &vec![0.0; 3 * n], &mut y);
+        let dense = a.to_dense();
+        for i in 0..3 * n {
+            let expect: f64 = (0..3 * n).map(|j| dense[(i, j)] * x[j]).sum();
+            assert!((y[i] - expect).abs() <= 1e-14, "row {i}: {} vs {expect}", y[i]);
+        }
+        for c in 0..n {
+            let cols = &b.col[b.row_ptr[c]..b.row_ptr[c + 1]];
+            assert!(cols.windows(2).all(|w| w[0] < w[1]) && !cols.contains(&c), "row {c}: {cols:?}");
+            assert!((0..9).all(|k| b.diag[c][k] == dense[(3 * c + k / 3, 3 * c + k % 3)]));
+        }
     }
 }
