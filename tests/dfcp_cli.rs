@@ -52,6 +52,7 @@ fn bad_input_is_reported() {
         (vec!["fclib", "solve", "/nonexistent.hdf5"], "cannot read /nonexistent.hdf5"),
         (vec!["fclib", "solve", f, "--tol=-1"], "--tol must be a positive number"),
         (vec!["fclib", "solve", f, "--solver", "admm"], "does not apply to local problems"),
+        (vec!["fclib", "solve", f, "--solver", "velocity-admm"], "does not apply to local problems"),
         (
             vec!["fclib", "solve", f, "--solver", "gs", "--samples", "8"],
             "--samples applies to sp, lemke, reg-lcp, sqp, pgs-polygon only",
@@ -76,7 +77,7 @@ fn bench_writes_csv_and_profile() {
         a.to_str().unwrap(),
         b.to_str().unwrap(),
         "--solvers",
-        "gs,prox,admm",
+        "gs,prox,admm,velocity-admm",
         "--out",
         csv.to_str().unwrap(),
     ]);
@@ -85,9 +86,11 @@ fn bench_writes_csv_and_profile() {
     let text = std::fs::read_to_string(&csv).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "problem,solver,converged,iterations,time_s,residual_rel,residual_abs");
-    // 2 problems x 3 solvers, minus admm on the local problem.
-    assert_eq!(lines.len(), 1 + 5, "{text}");
-    assert!(lines.iter().any(|l| l.starts_with("Box_Stacks-i0122-82-5,admm,true,")), "{text}");
+    // 2 problems x 4 solvers, minus the two global-only ones on the local problem.
+    assert_eq!(lines.len(), 1 + 6, "{text}");
+    for s in ["admm", "velocity-admm"] {
+        assert!(lines.iter().any(|l| l.starts_with(&format!("Box_Stacks-i0122-82-5,{s},true,"))), "{text}");
+    }
 }
 
 /// `--samples` refines the polygon of the LCP solvers: on the single sliding contact the
@@ -130,12 +133,32 @@ fn unconverged_problems_are_dumped_for_offline_study() {
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let first = dump.join("unconverged-0.txt");
-        let p = fricsim::dfcp::fclib::read_problem(&first).unwrap();
+        let mut files: Vec<_> = std::fs::read_dir(&dump).unwrap().map(|e| e.unwrap().path()).collect();
+        files.sort();
+        assert!(!files.is_empty(), "{solver}: nothing dumped");
+        let first = &files[0];
+        let p = fricsim::dfcp::fclib::read_problem(first).unwrap();
         assert_eq!(matches!(p, FclibProblem::Global(_)), global, "{solver}");
         let by = if global { "velocity-admm" } else { "auto" };
         let (code, stdout, stderr) = fricsim(&["fclib", "solve", first.to_str().unwrap(), "--solver", by]);
         assert_eq!(code, 0, "{solver}: {stdout}{stderr}");
-        assert!(stdout.contains("converged"), "{stdout}");
+        assert!(stdout.contains(&format!("{by}: converged")), "{stdout}");
     }
+}
+
+/// A run whose solves all converge dumps nothing: the box stack at its own iteration limit.
+#[test]
+fn a_converged_run_dumps_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("dump");
+    std::fs::create_dir(&dump).unwrap();
+    let scene = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/box_stack.ron");
+    let o = Command::new(env!("CARGO_BIN_EXE_fricsim"))
+        .args(["run", scene.to_str().unwrap(), "--quiet", "--frames", "1", "--out"])
+        .arg(dir.path().join("out"))
+        .env("FRICSIM_DUMP_UNCONVERGED", &dump)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_dir(&dump).unwrap().count(), 0);
 }

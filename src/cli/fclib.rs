@@ -1,6 +1,6 @@
 //! `fricsim fclib solve|bench`: run the DFCP solvers on FCLib problem files.
 
-use crate::dfcp::dispatch::{POLYGON_SOLVERS, SOLVERS, Solution, solve, solve_with};
+use crate::dfcp::dispatch::{GLOBAL_ONLY, POLYGON_SOLVERS, SOLVERS, Solution, solve, solve_with};
 use crate::dfcp::fclib::{FclibProblem, read_problem, write_solution};
 use crate::dfcp::solver::SolverOptions;
 use anyhow::{Context, Result, bail};
@@ -29,7 +29,7 @@ pub enum FclibCommand {
         #[arg(long, default_value_t = 1e-8)]
         tol: f64,
         /// Iteration limit: sweeps (gs, prox, pgs-lcp, reg-lcp), pivots (lemke), QPs (sqp), Newton steps (fb), outer iterations
-        /// (sp, admm, admm-local, prox-point; for prox-point it bounds the inner Newton steps).
+        /// (sp, admm, admm-local, velocity-admm, prox-point; for prox-point it bounds the inner Newton steps).
         #[arg(long, default_value_t = 100_000)]
         max_iter: usize,
         /// Wall-time limit in seconds.
@@ -185,8 +185,8 @@ fn bench(inputs: &[PathBuf], solvers: &[String], opts: &SolverOptions, csv: &Pat
         let stem = f.file_stem().map_or_else(|| f.display().to_string(), |s| s.to_string_lossy().into_owned());
         for s in solvers {
             let is_local = matches!(p, FclibProblem::Local(_));
-            if is_local && s == "admm" {
-                continue; // global-only solver
+            if is_local && GLOBAL_ONLY.contains(&s.as_str()) {
+                continue;
             }
             let res = solve(&p, s, opts)?;
             println!("{stem:42} {}", res.report);

@@ -14,8 +14,9 @@ use super::{
 use anyhow::{Result, bail};
 use std::time::Instant;
 
-/// Solvers of the global form only (the last of [`SOLVERS`]): they work in the bodies'
-/// velocities, which a local problem does not carry.
+/// Solvers of the global form only: they work in the bodies' velocities, which an FCLib local
+/// problem does not carry (the pipeline's own local problems may carry them as the factor of
+/// `W`, see [`factored`]).
 pub const GLOBAL_ONLY: [&str; 2] = ["admm", "velocity-admm"];
 
 /// Names accepted by [`solve`]. `auto` is the robust default.
@@ -200,21 +201,33 @@ pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions
 /// (at most `fb_newton::DENSE_MAX` unknowns), where [`auto`] answers on `W` formed from the
 /// factor. Measured on the 283 islands the velocity ADMM missed in the first 30 steps of the
 /// 2000-body drop, re-solved to 1e-6: 12 to 152 contacts took it 1,000 to 97,000 iterations
-/// (4 to 700 ms) where `auto` took 20 to 48 (2.5 to 14 ms, the forming of `W` included).
+/// (4 to 700 ms) where `auto` took 20 to 48 (2.5 to 14 ms, the forming of `W` included). The
+/// report's time includes forming `W`; should that fail, the velocity ADMM answers.
 pub fn factored(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions) -> SolveReport {
-    let Some(g) = p.factor.as_ref().filter(|_| 3 * p.nc() <= fb_newton::DENSE_MAX) else {
-        return velocity_admm::solve(p, r, u, opts);
+    let start = Instant::now();
+    let small = 3 * p.nc() <= fb_newton::DENSE_MAX;
+    let whole = match &p.factor {
+        Some(g) if small => velocity_admm::delassus_of_factor(g)
+            .and_then(|w| LocalProblem::new(w, p.q.clone(), p.cones.clone()).map_err(|e| e.to_string())),
+        _ => return velocity_admm::solve(p, r, u, opts),
     };
-    let whole = velocity_admm::delassus_of_factor(g)
-        .and_then(|w| LocalProblem::new(w, p.q.clone(), p.cones.clone()).map_err(|e| e.to_string()));
-    match whole {
-        Ok(whole) => {
-            let mut rep = auto(&whole, r, u, opts);
-            rep.message += "; W formed from its factor (a small problem)";
-            rep
+    let whole = match whole {
+        Ok(whole) => whole,
+        Err(e) => {
+            let mut rep = velocity_admm::solve(p, r, u, opts);
+            rep.message += &format!("; W could not be formed from its factor for auto: {e}");
+            return rep;
         }
-        Err(e) => super::solver::rejected("auto", format!("W from its factor: {e}")),
-    }
+    };
+    let rest = SolverOptions { max_time: opts.max_time.map(|t| t.saturating_sub(start.elapsed())), ..opts.clone() };
+    let mut rep = auto(&whole, r, u, &rest);
+    rep.message = format!(
+        "velocity-admm handed {} contacts (at most 200) to auto on W formed from its factor: {}",
+        p.nc(),
+        rep.message
+    );
+    rep.time = start.elapsed();
+    rep
 }
 
 /// Stage 1 of [`auto`]: Gauss–Seidel in chunks while its rate predicts that it finishes within
@@ -270,7 +283,7 @@ pub fn solve_local_with(
     let Some(f) = local_solver(name, samples) else {
         bail!(
             "solver {name:?} does not apply to local problems (choose one of {})",
-            SOLVERS[..SOLVERS.len() - GLOBAL_ONLY.len()].join(", ")
+            SOLVERS.iter().filter(|s| !GLOBAL_ONLY.contains(s)).copied().collect::<Vec<_>>().join(", ")
         );
     };
     let n = 3 * p.nc();

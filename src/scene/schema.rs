@@ -1443,8 +1443,9 @@ pub enum DfcpSolverSpec {
         #[serde(default = "default_lcp_samples")]
         samples: usize,
     },
-    /// The default: 50 Gauss–Seidel sweeps, then local ADMM from that iterate, then
-    /// Fischer–Burmeister from ADMM's best iterate (`dfcp::dispatch`).
+    /// The default (`dfcp::dispatch::auto`): Gauss–Seidel while its rate predicts it finishes
+    /// within 50 sweeps, then Fischer–Burmeister Newton on problems of at most 600 unknowns,
+    /// then local ADMM, then Fischer–Burmeister from the ADMM's best iterate.
     #[default]
     Auto,
     /// Nodal ADMM with matrix-free Gauss–Seidel projections on the global problem (004; cloth
@@ -1453,7 +1454,8 @@ pub enum DfcpSolverSpec {
     /// ADMM in the bodies' velocities with the contact velocities split off (Siconos's global
     /// ADMM, `dfcp::velocity_admm`): one solve with `A + ρ H P Hᵀ` and one projection per contact
     /// an iteration, for piles of rigid bodies (without joints) whose contacts outnumber the
-    /// bodies' unknowns.
+    /// bodies' unknowns. An island of at most 200 contacts goes to `Auto` on `W` formed from the
+    /// factor (`dfcp::dispatch::factored`).
     VelocityAdmm,
     /// NL-ICA, 004's baseline: Otaduy 2009's nested relaxation of the global problem with an
     /// exact one-contact solver (`dfcp::nl_ica`; solids, cloth and rods only).

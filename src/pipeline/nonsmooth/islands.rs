@@ -155,17 +155,21 @@ pub fn solve(
 }
 
 /// One report for the islands' reports: converged when all are; the relative error is the
-/// largest island's, the absolute one the whole problem's (the islands' in quadrature).
+/// largest island's, the absolute one the whole problem's (the islands' in quadrature); the
+/// solver is the islands' if they all name one (under `VelocityAdmm` small islands are `auto`'s).
 fn join(reports: Vec<Result<SolveReport, String>>, islands: usize, start: Instant) -> SolveReport {
     let mut failed = 0;
     let mut worst = String::new();
     let (mut iterations, mut rel, mut abs_sq) = (0, 0.0f64, 0.0);
-    let mut solver = "islands";
+    let mut solver: Option<&'static str> = None;
     let mut prox = None;
     for rep in &reports {
         match rep {
             Ok(rep) => {
-                solver = rep.solver;
+                solver = match solver {
+                    Some(s) if s != rep.solver => Some("islands (solvers differ)"),
+                    _ => Some(rep.solver),
+                };
                 iterations = iterations.max(rep.iterations);
                 rel = rel.max(rep.residual_rel);
                 abs_sq += rep.residual_abs * rep.residual_abs;
@@ -188,7 +192,7 @@ fn join(reports: Vec<Result<SolveReport, String>>, islands: usize, start: Instan
         _ => format!("{islands} islands, {failed} failed; last failure: {worst}"),
     };
     SolveReport {
-        solver,
+        solver: solver.unwrap_or("islands"),
         converged: failed == 0,
         iterations,
         residual_abs: abs_sq.sqrt(),

@@ -108,18 +108,25 @@ pub fn solve_scaled(
     report
 }
 
-/// The folder named by `FRICSIM_DUMP_UNCONVERGED`, if set: every contact problem a solver does
-/// not converge on is written there (scaled, as the solver saw it) as an FCLib text problem,
-/// `unconverged-N.txt`, for `fricsim fclib solve` to study offline. A problem with its factor
+/// The folder named by `FRICSIM_DUMP_UNCONVERGED`, if set: every local contact problem a solver
+/// does not converge on (rigid steps, and the Delassus solves of nodal steps, which run at a
+/// tenth of the step's tolerance) is written there (scaled, as the solver saw it) as an FCLib
+/// text problem, `unconverged-PID-N.txt` (N counts the process's problems in the order they
+/// were missed), for `fricsim fclib solve` to study offline. A problem with its factor
 /// `W = G Gᵀ` is written in the factored global form (`M = I`, `H = Gᵀ`, `f = 0`, `w = q`),
-/// which every solver reads and `velocity-admm` solves natively. Writing is best-effort: a
-/// failure is reported on stderr and the run goes on.
+/// which every solver reads and `velocity-admm` solves natively. Writing is best-effort and
+/// never overwrites a file: a failure is reported on stderr and the run goes on.
 fn dump_unconverged(p: &LocalProblem) {
     use crate::dfcp::fclib::{FclibProblem, write_text_problem};
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNT: AtomicUsize = AtomicUsize::new(0);
     let Some(dir) = std::env::var_os("FRICSIM_DUMP_UNCONVERGED") else { return };
-    let path = std::path::Path::new(&dir).join(format!("unconverged-{}.txt", COUNT.fetch_add(1, Ordering::Relaxed)));
+    let n = COUNT.fetch_add(1, Ordering::Relaxed);
+    let path = std::path::Path::new(&dir).join(format!("unconverged-{}-{n}.txt", std::process::id()));
+    if path.exists() {
+        eprintln!("FRICSIM_DUMP_UNCONVERGED: {} exists; not overwritten", path.display());
+        return;
+    }
     let problem = match &p.factor {
         Some(g) => crate::dfcp::velocity_admm::factored_form(p, g).map(FclibProblem::Global),
         None => Ok(FclibProblem::Local(p.clone())),
