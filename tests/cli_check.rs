@@ -70,7 +70,7 @@ fn check_ramp10_summarizes_the_scene() {
 #[test]
 fn check_estimates_less_memory_for_the_matrix_free_solver() {
     let scene = repo("scenes/bench/ramp_6k.ron");
-    let assembled = stdout(&check(&["check", scene.to_str().unwrap()]));
+    let assembled = stdout(&check(&["check", scene.to_str().unwrap(), "--set", "pipeline.newton.linear_solver=Lu"]));
     let free = stdout(&check(&["check", scene.to_str().unwrap(), "--set", "pipeline.newton.linear_solver=Iterative"]));
     let (a, f) = (number_after(&assembled, "estimated memory:"), number_after(&free, "estimated memory:"));
     assert!(free.contains("matrix-free"), "{free}");
@@ -99,6 +99,41 @@ fn check_estimates_less_memory_for_the_matrix_free_solver() {
         "pipeline.newton.linear_solver=Iterative",
     ]));
     assert!(tube.contains("Iterative preconditioner: Cholesky"), "{tube}");
+}
+
+/// `linear_solver: Auto` runs matrix-free (as `Iterative`) on solids soft for their mass
+/// (`h² k / m` ≤ 120) where block Jacobi is the preconditioner rule's choice, and `Gmres`
+/// elsewhere: checked on both sides of the bound (the ramp block's ratio is 27.27 at E = 1 MPa and
+/// grows with E: 117 at 4.3 MPa, 123 at 4.5), below 15 (the cantilever, 1.45), between 15 and 120
+/// where the Cholesky would be chosen (`flat_stop`'s small block, 22.8, fill 1.9), with a volume
+/// penalty (the hollow ball) and on the tube bend's cloth.
+#[test]
+fn check_says_what_auto_resolves_to() {
+    const FREE: &str = "Auto (Iterative: matrix-free) linear solves";
+    const ASSEMBLED: &str = "Auto (Gmres: assembled) linear solves";
+    let check_of = |scene: &str, set: &[&str]| {
+        let path = repo(scene);
+        let mut args = vec!["check", path.to_str().unwrap()];
+        args.extend(set.iter().flat_map(|s| ["--set", s]));
+        stdout(&check(&args))
+    };
+    for (e, ratio, free) in [("1e6", 27.273, true), ("4.3e6", 117.273, true), ("4.5e6", 122.727, false)] {
+        let s = check_of("scenes/bench/ramp_6k.ron", &[&format!("materials.block.youngs_modulus={e}")]);
+        assert!((number_after(&s, "here largest h² k / m") - ratio).abs() < 1e-3, "E {e}\n{s}");
+        assert!(s.contains(if free { FREE } else { ASSEMBLED }), "E {e}\n{s}");
+        assert_eq!(s.contains("matrix-free Newton: no Jacobian"), free, "E {e}: memory estimate\n{s}");
+    }
+    let cantilever = check_of("scenes/validation/cantilever.ron", &[]);
+    assert!(cantilever.contains(FREE), "{cantilever}");
+    let flat_stop = check_of("scenes/validation/flat_stop.ron", &[]);
+    assert!(flat_stop.contains(ASSEMBLED) && number_after(&flat_stop, "here largest h² k / m") < 120.0, "{flat_stop}");
+    let ball = check_of(
+        "scenes/ball_squish.ron",
+        &["bodies[0].mesh=Ball(radius: 0.05, resolution: 8, inner_radius: 0.04)", "bodies[0].volume.region=Cavity"],
+    );
+    assert!(ball.contains(ASSEMBLED), "{ball}");
+    let tube = check_of("scenes/tube_bend.ron", &[]);
+    assert!(tube.contains(ASSEMBLED), "{tube}");
 }
 
 #[test]

@@ -2,6 +2,7 @@
 
 use super::CheckArgs;
 use crate::model::Model;
+use crate::pipeline::penalty::linear_choice::{self, is_matrix_free};
 use crate::pipeline::penalty::system::System;
 use crate::scene;
 use std::process::ExitCode;
@@ -262,17 +263,29 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
     for a in &model.attached_regions {
         let _ = writeln!(s, "  {} nodes riding on dynamic body '{}'", a.nodes.len(), model.rigids[a.body].name);
     }
+    // What the penalty Newton runs: `Auto` resolved once (it may take a symbolic analysis).
+    let matrix_free = matches!(&model.pipeline, crate::scene::schema::PipelineSpec::Penalty(p)
+        if is_matrix_free(model, &p.newton));
     match &model.pipeline {
         crate::scene::schema::PipelineSpec::Penalty(p) => {
             let _ = writeln!(
                 s,
-                "  pipeline: Penalty, {}, {:?} friction, delta {} m, initial kappa {:.4e} N/m, {:?} linear solves",
+                "  pipeline: Penalty, {}, {:?} friction, delta {} m, initial kappa {:.4e} N/m, {} linear solves",
                 crate::integrator::Scheme::new(p.integrator, true).name,
                 p.friction,
                 p.contact.delta,
                 kappa,
-                p.newton.linear_solver
+                linear_choice::name(p.newton.linear_solver, matrix_free)
             );
+            if p.newton.linear_solver == crate::scene::schema::LinearSolverSpec::Auto {
+                let _ = writeln!(
+                    s,
+                    "  linear_solver Auto: Iterative for solids (no cloth, no volume penalty) up to largest h² k / m {} \
+                     where the preconditioner rule gives block Jacobi, else Gmres; here largest h² k / m {:.3}",
+                    linear_choice::MATRIX_FREE_RATIO,
+                    crate::pipeline::penalty::stiffness_cholesky::stiffness_ratio(model)
+                );
+            }
         }
         crate::scene::schema::PipelineSpec::Nonsmooth(p) => {
             let _ = writeln!(
@@ -307,8 +320,6 @@ pub fn summary(model: &Model, kappa: f64, rigid: &[crate::rigid::RigidBody]) -> 
         rigid.len(),
         model.total_mass() + rigid_mass
     );
-    let matrix_free = matches!(&model.pipeline, crate::scene::schema::PipelineSpec::Penalty(p)
-        if p.newton.linear_solver == crate::scene::schema::LinearSolverSpec::Iterative);
     // The preconditioner's sizes and choice, from one symbolic analysis.
     let preconditioner = match &model.pipeline {
         crate::scene::schema::PipelineSpec::Penalty(p) if matrix_free => {
@@ -383,17 +394,18 @@ fn lumped_mass_notes(model: &Model, s: &mut String) {
     }
 }
 
-/// Peak memory of a matrix-free (`linear_solver: Iterative`) penalty run, in bytes: the process
-/// baseline, per element its energy and gradient, the product and preconditioner buffers (and a
-/// 12×12 damping stiffness with Rayleigh beta), per node its 3×3 preconditioner block, about 30
-/// full-length vectors (state, forces, residual, integrator levels, BiCGSTAB) and, with the
-/// Cholesky preconditioner, its matrix and factor (`cholesky`: their entries, from the symbolic
-/// analysis). Measured with block Jacobi: 15.7 MB for the 6000-tet ramp; this gives 17 MB.
+/// Peak memory of a matrix-free (`Iterative`, or `Auto` resolved to it) penalty run, in bytes:
+/// the process baseline, per element its energy and gradient, the product and preconditioner
+/// buffers, its ∂P/∂F in product form (and a 12×12 damping stiffness with Rayleigh beta), per node
+/// its 3×3 preconditioner block, about 31 full-length vectors (state, forces, residual, integrator
+/// levels, BiCGSTAB, the product form's positions) and, with the Cholesky preconditioner, its
+/// matrix and factor (`cholesky`: their entries, from the symbolic analysis). Measured with block
+/// Jacobi: 19.7 MB for the 6000-tet ramp; this gives 19 MB.
 pub fn matrix_free_memory_estimate(model: &Model, cholesky: Option<(usize, usize)>) -> usize {
     const BASELINE: usize = 14_000_000; // measured RSS of a run of a 192-tet scene
     let damping = model.solids.iter().any(|s| s.rayleigh.1 > 0.0);
-    let per_element = 8 + 96 + 96 + 288 + if damping { 1152 } else { 0 };
-    let base = BASELINE + model.element_count() * per_element + model.node_count() * 72 + model.dof_count() * 8 * 30;
+    let per_element = 8 + 96 + 96 + 288 + 184 + if damping { 1152 } else { 0 };
+    let base = BASELINE + model.element_count() * per_element + model.node_count() * 72 + model.dof_count() * 8 * 31;
     base + cholesky.map_or(0, |(nnz, fill)| nnz * 16 + fill * 12)
 }
 

@@ -1680,10 +1680,10 @@ pub struct NewtonSpec {
     /// How Newton's linear systems are solved.
     #[serde(default)]
     pub linear_solver: LinearSolverSpec,
-    /// BiCGSTAB iterations per Newton step at most (`linear_solver: Iterative`).
+    /// BiCGSTAB iterations per Newton step at most (when Newton runs matrix-free).
     #[serde(default = "default_max_linear_iterations")]
     pub max_linear_iterations: usize,
-    /// BiCGSTAB's preconditioner (`linear_solver: Iterative`).
+    /// BiCGSTAB's preconditioner (when Newton runs matrix-free).
     #[serde(default)]
     pub preconditioner: IterativePreconditioner,
     /// Include the derivatives of the sliding basis and normal force in the Jacobian (001).
@@ -1740,10 +1740,14 @@ pub fn yes() -> bool {
 /// Linear solver of the Newton steps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum LinearSolverSpec {
-    /// GMRES preconditioned by a sparse Cholesky of the Jacobian's symmetric part, kept across
-    /// iterations and steps while it works, with sparse LU as fallback (fast).
+    /// `Iterative` on solids soft for their mass over a step (`h² k / m` at most 120, no cloth,
+    /// no volume penalty) where `preconditioner` gives block Jacobi; `Gmres` elsewhere.
+    /// `fricsim check` says which (`pipeline::penalty::linear_choice`).
     #[default]
     Auto,
+    /// GMRES preconditioned by a sparse Cholesky of the Jacobian's symmetric part, kept across
+    /// iterations and steps while it works, with sparse LU as fallback.
+    Gmres,
     /// A fresh sparse LU of the full (non-symmetric) Jacobian at every Newton iteration and a
     /// direct solve (001's "Direct"; slower, no iterative tolerance involved).
     Lu,
@@ -1753,7 +1757,8 @@ pub enum LinearSolverSpec {
     Iterative,
 }
 
-/// The preconditioner of `linear_solver: Iterative`'s BiCGSTAB.
+/// The preconditioner of the matrix-free Newton's BiCGSTAB (`linear_solver: Iterative`, or
+/// `Auto` where it runs matrix-free).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum IterativePreconditioner {
     /// `Cholesky` where some body's stiffness dominates its nodes' masses over a step (`h² k / m`

@@ -100,6 +100,18 @@ fn cofactor(f: &Matrix3<f64>) -> Matrix3<f64> {
     Matrix3::from_columns(&[f1.cross(&f2), f2.cross(&f0), f0.cross(&f1)])
 }
 
+/// The derivative of cof F along `df`, `∂²J/∂F² : df`: J is trilinear in F's columns, so each
+/// cofactor column's derivative is its cross product with one factor differentiated.
+#[inline]
+fn cofactor_derivative(f: &Matrix3<f64>, df: &Matrix3<f64>) -> Matrix3<f64> {
+    let cross = |a: &Matrix3<f64>, i: usize, b: &Matrix3<f64>, j: usize| a.column(i).cross(&b.column(j));
+    Matrix3::from_columns(&[
+        cross(df, 1, f, 2) + cross(f, 1, df, 2),
+        cross(df, 2, f, 0) + cross(f, 2, df, 0),
+        cross(df, 0, f, 1) + cross(f, 0, df, 1),
+    ])
+}
+
 /// Adds `s ∂²J/∂F²` to `a`. In block form (3×3 blocks indexed by the columns of F), block (a, b)
 /// is −ε_abc [f_c]× with [v]× the cross-product matrix: J is trilinear in the columns.
 #[inline]
@@ -127,6 +139,28 @@ fn add_scaled_outer(a: &mut Matrix9, g: &Matrix3<f64>, s: f64) {
         for r in 0..9 {
             a[(r, c)] += gc * g[r];
         }
+    }
+}
+
+/// ∂P/∂F at one F, kept to be applied to many directions (matrix-free Newton's Hessian
+/// products): `dP = a dF + b F (F : dF) + c G (G : dF) + d ∂cof(F)[dF]`, G = cof F, the product
+/// form of [`Material::dpdf`] for the models written in I_C and J.
+#[derive(Clone, Copy, Debug)]
+pub struct StressLinearization {
+    terms: StiffnessTerms,
+    f: Matrix3<f64>,
+}
+
+impl StressLinearization {
+    /// `∂P/∂F : df`.
+    #[inline]
+    pub fn apply(&self, df: &Matrix3<f64>) -> Matrix3<f64> {
+        let StiffnessTerms { a, b, c, d, g } = self.terms;
+        let mut dp = df * a + g * (c * g.dot(df)) + cofactor_derivative(&self.f, df) * d;
+        if b != 0.0 {
+            dp += self.f * (b * self.f.dot(df));
+        }
+        dp
     }
 }
 
@@ -271,6 +305,13 @@ impl Material {
             ElasticModel::FixedCorotated => return None,
         };
         Some(StiffnessTerms { a, b, c, d, g })
+    }
+
+    /// ∂P/∂F at `f` in product form, for directions to come; `None` for fixed co-rotated
+    /// elasticity (its ARAP part goes through the polar rotation) and where the model is
+    /// undefined (neo-Hookean with J ≤ 0).
+    pub fn stress_linearization(&self, f: &Matrix3<f64>) -> Option<StressLinearization> {
+        self.stiffness_terms(f).map(|terms| StressLinearization { terms, f: *f })
     }
 
     /// ∂P/∂F as a 9×9 matrix in the column-major `vec(F)` convention (see the module docs):
@@ -466,6 +507,7 @@ fn polar_rotation<D: DualNum<Primitive = f64>>(f: &[[D; 3]; 3]) -> Option<[[D; 3
 }
 
 /// ∂P/∂F = a I + b f fᵀ + c g gᵀ + d ∂²J/∂F², see [`Material::dpdf`].
+#[derive(Clone, Copy, Debug)]
 struct StiffnessTerms {
     a: f64,
     b: f64,

@@ -8,5 +8,5 @@
 pub mod material;
 pub mod tet;
 
-pub use material::{ElasticModel, Lame, Material};
+pub use material::{ElasticModel, Lame, Material, StressLinearization};
 pub use tet::TetElement;

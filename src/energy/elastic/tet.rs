@@ -13,7 +13,7 @@
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 use num_dual::DualNum;
 
-use super::material::{Material, Matrix9};
+use super::material::{Material, Matrix9, StressLinearization};
 use crate::mesh::TetMesh;
 
 /// A linear tetrahedral element with its precomputed rest-shape data.
@@ -156,6 +156,17 @@ impl TetElement {
         let p = m.pk1_generic(&f);
         self.shape_gradients()
             .map(|c| std::array::from_fn(|i| (p[i][0] * c[0] + p[i][1] * c[1] + p[i][2] * c[2]) * self.rest_volume))
+    }
+
+    /// The Hessian times the nodal direction `dx`, given ∂P/∂F at the element's current F
+    /// ([`Material::stress_linearization`]): `V (∂P/∂F : dF) c_a` per node, dF from `dx` as F
+    /// from x. The same product as [`Self::gradient_generic`] on dual numbers, at a fraction of
+    /// the cost when many directions meet one F.
+    #[inline]
+    pub fn hessian_product(&self, lin: &StressLinearization, dx: &[[f64; 3]; 4]) -> [[f64; 3]; 4] {
+        let df = self.deformation_gradient(&dx.map(Vector3::from)); // F is linear in x
+        let vdp = lin.apply(&df) * self.rest_volume;
+        self.shape_gradients().map(|c| (vdp * c).into())
     }
 
     /// Element energy generic over the scalar type (num-dual numbers): forward-mode AD of this

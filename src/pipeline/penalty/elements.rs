@@ -9,6 +9,7 @@
 
 use super::system::EvalError;
 use crate::energy::ElasticModel;
+use crate::energy::elastic::StressLinearization;
 use crate::energy::membrane::MembraneModel;
 use crate::model::{Model, node, node_arr};
 use nalgebra::{SMatrix, SVector};
@@ -167,10 +168,27 @@ impl Element {
         }
     }
 
-    /// The Hessian times the position direction `dq` (per stencil node), by forward-mode AD of
-    /// the element's own gradient code seeded with `dq`: the tetrahedron's stress
+    /// ∂P/∂F at the element's F at `q` where it has a product form (tetrahedra of the models
+    /// written in I_C and J), for [`Self::hessian_product`]; `None` elsewhere.
+    pub fn linearize(&self, model: &Model, q: &[f64]) -> Option<StressLinearization> {
+        let Element::Tet { solid, index } = *self else { return None };
+        let s = &model.solids[solid as usize];
+        let el = &s.elements[index as usize];
+        let x = el.nodes.map(|i| node(q, i));
+        s.elastic.stress_linearization(&el.deformation_gradient(&x))
+    }
+
+    /// The Hessian times the position direction `dq` (per stencil node): by the tetrahedron's
+    /// `lin` ([`Self::linearize`] at the same `q`) where given, else by forward-mode AD of the
+    /// element's own gradient code seeded with `dq`: the tetrahedron's stress
     /// (`gradient_generic`), the membrane's `h A F S c_a` and the hinge's `2 k w δ ∇θ`.
-    pub fn hessian_product(&self, model: &Model, q: &[f64], dq: &[[f64; 3]; 4]) -> [f64; 12] {
+    pub fn hessian_product(
+        &self,
+        model: &Model,
+        q: &[f64],
+        lin: Option<&StressLinearization>,
+        dq: &[[f64; 3]; 4],
+    ) -> [f64; 12] {
         let seeded = |i: usize, n: usize| -> [Dual64; 3] {
             let x = node_arr(q, i);
             std::array::from_fn(|k| Dual64::new(x[k], dq[n][k]))
@@ -179,6 +197,10 @@ impl Element {
             Element::Tet { solid, index } => {
                 let s = &model.solids[solid as usize];
                 let el = &s.elements[index as usize];
+                if let Some(lin) = lin {
+                    let g = el.hessian_product(lin, dq);
+                    return std::array::from_fn(|r| g[r / 3][r % 3]);
+                }
                 let x: [[Dual64; 3]; 4] = std::array::from_fn(|n| seeded(el.nodes[n], n));
                 let g = el.gradient_generic(&s.elastic, &x);
                 std::array::from_fn(|r| g[r / 3][r % 3].eps)

@@ -1,8 +1,9 @@
 //! 001's "Iterative" solver (Algorithm 2): inexact damped Newton whose linear systems are solved by
-//! BiCGSTAB with Eisenstat–Walker forcing, on Jacobian-vector products from forward-mode AD of the
-//! residual code itself — the element stress and gradients (`Material::pk1_generic`, the
-//! membrane's and hinge's `gradient_generic`) and the contact kernels (`contact::kernel`), seeded
-//! with a direction — so no Jacobian is ever assembled. The preconditioner is a sparse Cholesky of
+//! BiCGSTAB with Eisenstat–Walker forcing, on Jacobian-vector products — so no Jacobian is ever
+//! assembled. Tetrahedra apply ∂P/∂F in product form, taken once per Newton iterate
+//! (`Material::stress_linearization`); the rest is forward-mode AD of the residual code itself,
+//! seeded with a direction: fixed co-rotated stress (`Material::pk1_generic`), the membrane's and
+//! hinge's `gradient_generic` and the contact kernels (`contact::kernel`). The preconditioner is a sparse Cholesky of
 //! the Jacobian's positive definite part (`stiffness_cholesky`) or, as 001 has it, block Jacobi:
 //! the 3×3 diagonal block of each free node, built element by element and contact by contact,
 //! O(nodes) memory.
@@ -13,6 +14,7 @@ use super::newton::{NewtonOutcome, StageProblem};
 use super::stiffness_cholesky::{StiffnessCholesky, chooses_cholesky};
 use super::system::{StageSystem, System};
 use crate::contact::kernel::{collider_force, collider_linearized, triangle_force, triangle_linearized};
+use crate::energy::elastic::StressLinearization;
 use crate::linalg::bicgstab::Bicgstab;
 use crate::model::{Model, node_arr};
 use crate::pipeline::StepStats;
@@ -36,6 +38,11 @@ pub struct MatrixFree {
     direction: Vec<f64>,
     /// Per element: the elastic Hessian times `dq_dv p` (12 entries).
     elem_product: Vec<[f64; 12]>,
+    /// Per element: ∂P/∂F at `linearized_at` where it has a product form (`Element::linearize`):
+    /// BiCGSTAB's products within one Newton iterate share it, so the stress's logarithm and
+    /// cofactor are evaluated once per iterate, not once per product.
+    linearized: Vec<Option<StressLinearization>>,
+    linearized_at: Vec<f64>,
     /// d f_body and d f_contact along the direction (full length).
     d_body: Vec<f64>,
     d_contact: Vec<f64>,
@@ -112,6 +119,8 @@ impl MatrixFree {
         MatrixFree {
             direction: vec![0.0; n],
             elem_product: vec![[0.0; 12]; system.elems.len()],
+            linearized: vec![None; system.elems.len()],
+            linearized_at: Vec::new(),
             d_body: vec![0.0; n],
             d_contact: vec![0.0; n],
             q_dual: if zoned { vec![Dual64::from(0.0); n] } else { Vec::new() },
@@ -119,9 +128,20 @@ impl MatrixFree {
         }
     }
 
+    /// The elements' ∂P/∂F at `q`, recomputed only when `q` is not where they were taken.
+    fn linearize(&mut self, sys: &System, model: &Model, q: &[f64]) {
+        if self.linearized_at == q {
+            return;
+        }
+        self.linearized_at.clear();
+        self.linearized_at.extend_from_slice(q);
+        let elems = sys.elems.par_iter();
+        self.linearized.par_iter_mut().zip(elems).for_each(|(lin, el)| *lin = el.linearize(model, q));
+    }
+
     /// `out = J p` on free DOFs at positions `q` and velocities `v` (the last evaluation's contacts
-    /// and damping stiffness), by forward-mode AD: `J p = d/dt r(v + t p)` with
-    /// `q(v + t p) = q + t dq_dv p`.
+    /// and damping stiffness): `J p = d/dt r(v + t p)` with `q(v + t p) = q + t dq_dv p`, by the
+    /// tetrahedra's product form and forward-mode AD elsewhere.
     #[allow(clippy::too_many_arguments)]
     pub fn jacobian_product(
         &mut self,
@@ -133,16 +153,17 @@ impl MatrixFree {
         p_free: &[f64],
         out: &mut [f64],
     ) {
+        self.linearize(sys, model, q);
         let full = &mut *self.direction;
         for (dof, &fi) in sys.free.iter().enumerate() {
             full[dof] = if fi == usize::MAX { 0.0 } else { p_free[fi] };
         }
         let (full, dq_dv) = (&*full, stage.dq_dv);
         // Elastic Hessian times dq_dv p, per element in parallel.
-        let elems = sys.elems.par_iter().zip(sys.elem_nodes.par_iter());
-        self.elem_product.par_iter_mut().zip(elems).for_each(|(hp, (el, nodes))| {
+        let elems = sys.elems.par_iter().zip(sys.elem_nodes.par_iter()).zip(self.linearized.par_iter());
+        self.elem_product.par_iter_mut().zip(elems).for_each(|(hp, ((el, nodes), lin))| {
             let dq = nodes.map(|i| node_arr(full, i).map(|d| dq_dv * d));
-            *hp = el.hessian_product(model, q, &dq);
+            *hp = el.hessian_product(model, q, lin.as_ref(), &dq);
         });
         let force = &mut *self.d_body;
         for (dof, f) in force.iter_mut().enumerate() {

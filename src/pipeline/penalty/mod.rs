@@ -5,6 +5,7 @@
 
 pub mod contacts;
 pub mod elements;
+pub mod linear_choice;
 pub mod matrix_free;
 mod newton;
 pub mod stiffness_cholesky;
@@ -33,8 +34,10 @@ pub struct PenaltyPipeline {
     last: Option<StageSystem>,
     /// Name of the scheme of the last step.
     scheme_name: &'static str,
-    /// Work space of `linear_solver: Iterative` (made at its first use).
+    /// Work space of the matrix-free Newton (made at its first use).
     iterative: Option<matrix_free::IterativeSolver>,
+    /// Whether Newton runs matrix-free (`linear_choice`: `Iterative`, or `Auto` on soft solids).
+    matrix_free: bool,
 }
 
 /// Outcome of the stages of one step.
@@ -49,7 +52,8 @@ struct StagesOutcome {
 impl PenaltyPipeline {
     pub fn new(model: &Model, state: &State, spec: PenaltySpec) -> PenaltyPipeline {
         let n = model.dof_count();
-        let mut system = System::new(model, spec.newton.linear_solver != LinearSolverSpec::Iterative);
+        let matrix_free = linear_choice::is_matrix_free(model, &spec.newton);
+        let mut system = System::new(model, !matrix_free);
         system.linear.direct = if spec.newton.linear_solver == LinearSolverSpec::Lu { Direct::Lu } else { Direct::Off };
         let nf = system.n_free;
         PenaltyPipeline {
@@ -63,6 +67,7 @@ impl PenaltyPipeline {
             lagged: Vec::new(),
             last: None,
             iterative: None,
+            matrix_free,
         }
     }
 
@@ -154,9 +159,10 @@ impl PenaltyPipeline {
                     self.lagged = lagged_entries(&at, model, &detector.implicit, &q_s, t_lag);
                 }
                 let prob = StageProblem { detector, penalty, q_hat: &q_hat, v_hat: &v_hat, sys };
-                let outcome = match self.spec.newton.linear_solver {
-                    LinearSolverSpec::Iterative => self.newton_matrix_free(model, &prob, &mut v, stats),
-                    LinearSolverSpec::Auto | LinearSolverSpec::Lu => self.newton(model, &prob, &mut v, stats),
+                let outcome = if self.matrix_free {
+                    self.newton_matrix_free(model, &prob, &mut v, stats)
+                } else {
+                    self.newton(model, &prob, &mut v, stats)
                 };
                 stats.newton_iterations += outcome.iterations;
                 stats.line_search_steps += outcome.line_search_steps;
@@ -319,8 +325,11 @@ impl Pipeline for PenaltyPipeline {
 
     fn describe(&self) -> String {
         format!(
-            "Penalty ({}, {:?} friction, delta {} m, damped Newton, {:?} linear solves)",
-            self.scheme_name, self.spec.friction, self.spec.contact.delta, self.spec.newton.linear_solver
+            "Penalty ({}, {:?} friction, delta {} m, damped Newton, {} linear solves)",
+            self.scheme_name,
+            self.spec.friction,
+            self.spec.contact.delta,
+            linear_choice::name(self.spec.newton.linear_solver, self.matrix_free)
         )
     }
 }

@@ -1,5 +1,5 @@
 //! The Newton solves of one integrator stage: damped Newton on the assembled Jacobian (001
-//! Algorithm 1, `linear_solver: Auto | Lu`) and its stopping and line-search rules.
+//! Algorithm 1, `linear_solver: Gmres | Lu`, and `Auto` where it assembles) and its stopping and line-search rules.
 
 use super::PenaltyPipeline;
 use super::contacts::{Detector, strip_friction};

@@ -74,7 +74,7 @@ pub struct System {
     elem_slots: Vec<[u32; 144]>,
     /// Element stiffness at the start of the step (stiffness-proportional Rayleigh damping).
     pub(super) damping_k: Vec<SMatrix<f64, 12, 12>>,
-    /// Whether the Jacobian is assembled (`Auto`, `Lu`); a matrix-free system (`Iterative`) holds
+    /// Whether the Jacobian is assembled (`Gmres`, `Lu`); a matrix-free system (`Iterative`) holds
     /// no pattern, slots or element Hessians.
     pub assembled: bool,
     pub jacobian: SparseMatrix,
@@ -177,7 +177,13 @@ impl System {
                 Ok(())
             }
             (None, false) => Ok(()),
-            _ => Err("the checkpoint's linear solver is not this scene's".into()),
+            (Some(_), false) => Err("the checkpoint is of an assembled Newton (`Gmres` or `Lu`, or `Auto` before it \
+                                     went matrix-free on soft solids) and this run's is matrix-free: resume with \
+                                     `--set pipeline.newton.linear_solver=Gmres` (or `Lu`, as it was run)"
+                .into()),
+            (None, true) => Err("the checkpoint is of a matrix-free Newton and this run's is assembled: resume \
+                                 with `--set pipeline.newton.linear_solver=Iterative`"
+                .into()),
         }
     }
 
