@@ -16,9 +16,9 @@ use crate::scene::schema::{LinearSolverSpec, NewtonSpec};
 /// against `Iterative`, the same Newton iterations within 4 %: the 1 m ramp block at 6000 tets,
 /// ratio 27: 0.064 against 0.028; the same block at E × 5.5 (ratio 150): 0.059 against 0.057
 /// (even); E × 11 (300): 0.046 against 0.069; E × 22 (600): 0.043 against 0.078. Larger blocks
-/// favour matrix-free more, their factors filling in: 48000 tets at ratio 114, 4.2 against 1.1
-/// s/step (before the product form, which only widens it). The bound sits below the 6000-tet
-/// block's break-even.
+/// favour matrix-free more, their factors filling in: 48000 tets at ratio 114, 3.54 against 0.66
+/// s/step (`scripts/perf_penalty_solvers.sh`). The bound sits below the 6000-tet block's
+/// break-even.
 pub const MATRIX_FREE_RATIO: f64 = 120.0;
 
 /// Whether `newton` runs matrix-free on `model` (`Iterative` always, `Gmres` and `Lu` never,
