@@ -162,3 +162,46 @@ fn a_converged_run_dumps_nothing() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read_dir(&dump).unwrap().count(), 0);
 }
+
+/// `auto` lets Gauss–Seidel finish where its rate predicts it will within `AUTO_GS_SWEEPS` (200):
+/// the capsule hopper's steps, run with 16 GS sweeps so that the harder ones are dumped, pose
+/// problems that GS alone solves to 1e-8 in 51–200 sweeps (169 contacts in 88), which `auto`
+/// handed to FB Newton after 16 sweeps while its bound was 50 (14 ms against GS's 1 ms). At
+/// least one of them must now be answered by GS alone, in exactly GS's sweeps.
+#[test]
+fn auto_lets_gauss_seidel_finish_what_it_predicts() {
+    use fricsim::dfcp::dispatch::solve_local;
+    use fricsim::dfcp::solver::SolverOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("dump");
+    std::fs::create_dir(&dump).unwrap();
+    let scene = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/capsule_hopper.ron");
+    let o = Command::new(env!("CARGO_BIN_EXE_fricsim"))
+        .args(["run", scene.to_str().unwrap(), "--quiet", "--out"])
+        .arg(dir.path().join("out"))
+        .args(["--set", "pipeline.solver=GaussSeidel", "--set", "pipeline.max_iterations=16"])
+        .args(["--set", "pipeline.on_failure=Continue", "--set", "duration=0.265"])
+        .env("FRICSIM_DUMP_UNCONVERGED", &dump)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let opts = SolverOptions::new(1e-8, 20_000);
+    let (mut middling, mut by_gs_alone) = (0, 0);
+    for entry in std::fs::read_dir(&dump).unwrap() {
+        let FclibProblem::Local(p) = fricsim::dfcp::fclib::read_problem(&entry.unwrap().path()).unwrap() else {
+            panic!("the hopper's capsules are dumped in local form")
+        };
+        let gs = solve_local(&p, "gs", &opts).unwrap().report;
+        if !gs.converged || !(51..=200).contains(&gs.iterations) {
+            continue;
+        }
+        middling += 1;
+        let auto = solve_local(&p, "auto", &opts).unwrap().report;
+        assert!(auto.converged, "{}", auto.message);
+        if auto.message.starts_with("gs only") && auto.iterations == gs.iterations {
+            by_gs_alone += 1;
+        }
+    }
+    assert!(middling > 0, "no dumped problem needs 51-200 GS sweeps: the scene changed");
+    assert!(by_gs_alone > 0, "auto handed over all {middling} problems GS finishes in 51-200 sweeps");
+}
