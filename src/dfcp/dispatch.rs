@@ -88,15 +88,8 @@ pub fn local_fn(name: &str) -> Option<LocalFn> {
     })
 }
 
-/// Gauss–Seidel sweeps `auto` spends at most before it switches. GS's rate after 16 sweeps
-/// predicts a total of 87 sweeps on a 169-contact capsule-hopper problem and 56 on a 220-contact
-/// critter-pile one, and they finish there (1.0 and 3.3 ms), where handing over cost 14 and
-/// 314 ms. Measured on every problem the scenes' steps posed at the tolerance 1e-8 (cold start),
-/// total `auto` time at 50 → 200 sweeps: capsule hopper 25 problems 362 → 94 ms, critter pile 99
-/// problems 9.7 → 7.4 s; every fourth box-stack problem 52 → 48 ms, arch 45 → 45 ms, dropped
-/// arch 2.30 → 2.27 s; the FCLib problems unchanged but Capsules, whose rate slows after it
-/// predicts 98 sweeps, 10.5 → 11.0 ms. At 400 the dropped arch took 3.3 s.
-const AUTO_GS_SWEEPS: usize = 200;
+/// Gauss–Seidel sweeps `auto` spends at most before it switches.
+const AUTO_GS_SWEEPS: usize = 50;
 /// GS runs in chunks of this many sweeps (its error-check period); from the second chunk on,
 /// the error's rate per sweep over the last chunk predicts the sweeps still needed.
 const AUTO_GS_CHUNK: usize = 8;
@@ -109,9 +102,8 @@ const AUTO_FB_STEPS: usize = 100;
 ///    Box_Stacks 37, the LMGC FEM problem 8). It runs in chunks of `AUTO_GS_CHUNK` sweeps and
 ///    stops early when the last chunk's rate predicts more than `AUTO_GS_SWEEPS` in all:
 ///    measured after 16 sweeps, KaplasTower falls by 0.59 per chunk (about 230 sweeps to 1e-8,
-///    where it needs 1056), BoxesStack 0.81, while PerioBox (0.19) and Box_Stacks (0.02) are
-///    predicted, and found, to finish; Capsules (0.42, 98 predicted) is given until 40 sweeps,
-///    when its slowing rate predicts 225;
+///    1.7 ms spent instead of 3.5 ms for 50), BoxesStack 0.81, Capsules 0.42, while PerioBox
+///    (0.19) and Box_Stacks (0.02) are predicted, and found, to finish;
 /// 2. on a small problem (at most `fb_newton::DENSE_MAX` unknowns, where its Newton systems
 ///    are dense LUs of a fraction of a millisecond), Fischer–Burmeister Newton for up to
 ///    `AUTO_FB_STEPS` steps, once more from zero if it fails from a warm start: BoxesStack 6.8 ms against 10.5 ms for the ADMM, and the box-stack

@@ -1444,7 +1444,7 @@ pub enum DfcpSolverSpec {
         samples: usize,
     },
     /// The default (`dfcp::dispatch::auto`): Gauss–Seidel while its rate predicts it finishes
-    /// within 200 sweeps, then Fischer–Burmeister Newton on problems of at most 600 unknowns,
+    /// within 50 sweeps, then Fischer–Burmeister Newton on problems of at most 600 unknowns,
     /// then local ADMM, then Fischer–Burmeister from the ADMM's best iterate.
     #[default]
     Auto,
