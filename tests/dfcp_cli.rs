@@ -15,6 +15,27 @@ fn fricsim(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Runs `scene` (under `scenes/`) with the further `run` arguments `args` and
+/// `FRICSIM_DUMP_UNCONVERGED` pointing into a temporary folder; the folder (kept alive) and the
+/// problems written there, sorted.
+fn run_dumping(scene: &str, args: &[&str]) -> (tempfile::TempDir, Vec<std::path::PathBuf>) {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("dump");
+    std::fs::create_dir(&dump).unwrap();
+    let scene = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(scene);
+    let o = Command::new(env!("CARGO_BIN_EXE_fricsim"))
+        .args(["run", scene.to_str().unwrap(), "--quiet", "--out"])
+        .arg(dir.path().join("out"))
+        .args(args)
+        .env("FRICSIM_DUMP_UNCONVERGED", &dump)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut files: Vec<_> = std::fs::read_dir(&dump).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    (dir, files)
+}
+
 #[test]
 fn solve_writes_a_checkable_solution() {
     let dir = tempfile::tempdir().unwrap();
@@ -120,21 +141,10 @@ fn samples_refine_the_polygon_and_diagnostics_print() {
 #[test]
 fn unconverged_problems_are_dumped_for_offline_study() {
     for (solver, global) in [("Auto", false), ("VelocityAdmm", true)] {
-        let dir = tempfile::tempdir().unwrap();
-        let dump = dir.path().join("dump");
-        std::fs::create_dir(&dump).unwrap();
-        let scene = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/box_stack.ron");
-        let o = Command::new(env!("CARGO_BIN_EXE_fricsim"))
-            .args(["run", scene.to_str().unwrap(), "--quiet", "--frames", "1", "--out"])
-            .arg(dir.path().join("out"))
-            .args(["--set", &format!("pipeline.solver={solver}"), "--set", "pipeline.max_iterations=1"])
-            .args(["--set", "pipeline.on_failure=Continue"])
-            .env("FRICSIM_DUMP_UNCONVERGED", &dump)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let mut files: Vec<_> = std::fs::read_dir(&dump).unwrap().map(|e| e.unwrap().path()).collect();
-        files.sort();
+        let solver_set = format!("pipeline.solver={solver}");
+        let set = [solver_set.as_str(), "pipeline.max_iterations=1", "pipeline.on_failure=Continue"];
+        let args: Vec<&str> = ["--frames", "1"].into_iter().chain(set.iter().flat_map(|s| ["--set", *s])).collect();
+        let (_dir, files) = run_dumping("box_stack.ron", &args);
         assert!(!files.is_empty(), "{solver}: nothing dumped");
         let first = &files[0];
         let p = fricsim::dfcp::fclib::read_problem(first).unwrap();
@@ -149,16 +159,6 @@ fn unconverged_problems_are_dumped_for_offline_study() {
 /// A run whose solves all converge dumps nothing: the box stack at its own iteration limit.
 #[test]
 fn a_converged_run_dumps_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let dump = dir.path().join("dump");
-    std::fs::create_dir(&dump).unwrap();
-    let scene = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/box_stack.ron");
-    let o = Command::new(env!("CARGO_BIN_EXE_fricsim"))
-        .args(["run", scene.to_str().unwrap(), "--quiet", "--frames", "1", "--out"])
-        .arg(dir.path().join("out"))
-        .env("FRICSIM_DUMP_UNCONVERGED", &dump)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(std::fs::read_dir(&dump).unwrap().count(), 0);
+    let (_dir, files) = run_dumping("box_stack.ron", &["--frames", "1"]);
+    assert!(files.is_empty(), "{files:?}");
 }
