@@ -58,6 +58,33 @@ fn deformed(rng: &mut Rng, f: &Matrix3<f64>) -> (TetElement, [Vector3<f64>; 4]) 
     (TetElement::new([0, 1, 2, 3], &rest), rest.map(|p| f * p + t))
 }
 
+/// One checked case: a material, a deformation gradient of a named regime and a rest tet deformed
+/// by it, for every model, seed and regime (the same sequence for every test).
+struct Case {
+    model: ElasticModel,
+    m: Material,
+    f: Matrix3<f64>,
+    el: TetElement,
+    x: [Vector3<f64>; 4],
+    tag: String,
+    seed: u64,
+}
+
+fn cases() -> Vec<Case> {
+    let mut out = Vec::new();
+    for model in MODELS {
+        for seed in SEEDS {
+            let mut rng = Rng(seed);
+            for (name, f) in deformations(&mut rng, model) {
+                let (el, x) = deformed(&mut rng, &f);
+                let tag = format!("{model:?} {name} seed {seed}");
+                out.push(Case { model, m: rubber(model), f, el, x, tag, seed });
+            }
+        }
+    }
+    out
+}
+
 fn flat(x: &[Vector3<f64>; 4]) -> SVector<f64, 12> {
     SVector::from_fn(|i, _| x[i / 3][i % 3])
 }
@@ -81,61 +108,36 @@ fn assert_close_rel(what: &str, got: &[f64], want: &[f64], rtol: f64) {
 
 #[test]
 fn gradient_matches_finite_differences_of_energy() {
-    for model in MODELS {
-        let m = rubber(model);
-        for seed in SEEDS {
-            let mut rng = Rng(seed);
-            for (name, f) in deformations(&mut rng, model) {
-                let (el, x) = deformed(&mut rng, &f);
-                let (e, g) = el.energy_gradient(&m, &x);
-                assert!(e.is_finite(), "{model:?} {name}: energy {e}");
-                assert_eq!(e, el.energy(&m, &x), "energy() and energy_gradient() disagree");
-                let q = flat(&x);
-                let fd = SVector::<f64, 12>::from_fn(|i, _| {
-                    let (mut qp, mut qm) = (q, q);
-                    qp[i] += H_POS;
-                    qm[i] -= H_POS;
-                    (el.energy(&m, &unflat(&qp)) - el.energy(&m, &unflat(&qm))) / (2.0 * H_POS)
-                });
-                assert_close_rel(
-                    &format!("{model:?} {name} seed {seed} gradient"),
-                    g.as_slice(),
-                    fd.as_slice(),
-                    FD_RTOL,
-                );
-            }
-        }
+    for Case { m, el, x, tag, .. } in cases() {
+        let (e, g) = el.energy_gradient(&m, &x);
+        assert!(e.is_finite(), "{tag}: energy {e}");
+        assert_eq!(e, el.energy(&m, &x), "energy() and energy_gradient() disagree");
+        let q = flat(&x);
+        let fd = SVector::<f64, 12>::from_fn(|i, _| {
+            let (mut qp, mut qm) = (q, q);
+            qp[i] += H_POS;
+            qm[i] -= H_POS;
+            (el.energy(&m, &unflat(&qp)) - el.energy(&m, &unflat(&qm))) / (2.0 * H_POS)
+        });
+        assert_close_rel(&format!("{tag} gradient"), g.as_slice(), fd.as_slice(), FD_RTOL);
     }
 }
 
 #[test]
 fn hessian_matches_finite_differences_of_gradient() {
-    for model in MODELS {
-        let m = rubber(model);
-        for seed in SEEDS {
-            let mut rng = Rng(seed);
-            for (name, f) in deformations(&mut rng, model) {
-                let (el, x) = deformed(&mut rng, &f);
-                let (_, g, h) = el.energy_gradient_hessian(&m, &x, false);
-                assert_eq!(g, el.energy_gradient(&m, &x).1);
-                let q = flat(&x);
-                let mut fd = SMatrix::<f64, 12, 12>::zeros();
-                for i in 0..12 {
-                    let (mut qp, mut qm) = (q, q);
-                    qp[i] += H_POS;
-                    qm[i] -= H_POS;
-                    let col = (el.energy_gradient(&m, &unflat(&qp)).1 - el.energy_gradient(&m, &unflat(&qm)).1)
-                        / (2.0 * H_POS);
-                    fd.set_column(i, &col);
-                }
-                assert_close_rel(
-                    &format!("{model:?} {name} seed {seed} Hessian"),
-                    h.as_slice(),
-                    fd.as_slice(),
-                    FD_RTOL,
-                );
-            }
+    for Case { m, el, x, tag, .. } in cases() {
+        let (_, g, h) = el.energy_gradient_hessian(&m, &x, false);
+        assert_eq!(g, el.energy_gradient(&m, &x).1);
+        let q = flat(&x);
+        let mut fd = SMatrix::<f64, 12, 12>::zeros();
+        for i in 0..12 {
+            let (mut qp, mut qm) = (q, q);
+            qp[i] += H_POS;
+            qm[i] -= H_POS;
+            let col = (el.energy_gradient(&m, &unflat(&qp)).1 - el.energy_gradient(&m, &unflat(&qm)).1) / (2.0 * H_POS);
+            fd.set_column(i, &col);
         }
+        assert_close_rel(&format!("{tag} Hessian"), h.as_slice(), fd.as_slice(), FD_RTOL);
     }
 }
 
@@ -144,32 +146,25 @@ fn hessian_matches_finite_differences_of_gradient() {
 #[test]
 fn pk1_and_dpdf_match_finite_differences() {
     let h = 1e-6;
-    for model in MODELS {
-        let m = rubber(model);
-        for seed in SEEDS {
-            let mut rng = Rng(seed);
-            for (name, f) in deformations(&mut rng, model) {
-                let p = m.pk1(&f);
-                let a = m.dpdf(&f);
-                let mut fd_p = Matrix3::zeros();
-                let mut fd_a = SMatrix::<f64, 9, 9>::zeros();
-                for k in 0..9 {
-                    let (mut fp, mut fm) = (f, f);
-                    fp[k] += h; // linear index = column-major vec(F) index
-                    fm[k] -= h;
-                    fd_p[k] = (m.energy_density(&fp) - m.energy_density(&fm)) / (2.0 * h);
-                    let col = (m.pk1(&fp) - m.pk1(&fm)) / (2.0 * h);
-                    fd_a.set_column(k, &SVector::<f64, 9>::from_column_slice(col.as_slice()));
-                }
-                let tag = format!("{model:?} {name} seed {seed}");
-                assert_close_rel(&format!("{tag} P"), p.as_slice(), fd_p.as_slice(), FD_RTOL);
-                assert_close_rel(&format!("{tag} dP/dF"), a.as_slice(), fd_a.as_slice(), FD_RTOL);
-                // ∂P/∂F is a second derivative: symmetric up to round-off (not symmetrized in
-                // the code, so this can fail if a block is transposed).
-                let asym = (a - a.transpose()).norm() / a.norm();
-                assert!(asym < 1e-14, "{tag}: dP/dF asymmetry {asym:e}");
-            }
+    for Case { m, f, tag, .. } in cases() {
+        let p = m.pk1(&f);
+        let a = m.dpdf(&f);
+        let mut fd_p = Matrix3::zeros();
+        let mut fd_a = SMatrix::<f64, 9, 9>::zeros();
+        for k in 0..9 {
+            let (mut fp, mut fm) = (f, f);
+            fp[k] += h; // linear index = column-major vec(F) index
+            fm[k] -= h;
+            fd_p[k] = (m.energy_density(&fp) - m.energy_density(&fm)) / (2.0 * h);
+            let col = (m.pk1(&fp) - m.pk1(&fm)) / (2.0 * h);
+            fd_a.set_column(k, &SVector::<f64, 9>::from_column_slice(col.as_slice()));
         }
+        assert_close_rel(&format!("{tag} P"), p.as_slice(), fd_p.as_slice(), FD_RTOL);
+        assert_close_rel(&format!("{tag} dP/dF"), a.as_slice(), fd_a.as_slice(), FD_RTOL);
+        // ∂P/∂F is a second derivative: symmetric up to round-off (not symmetrized in
+        // the code, so this can fail if a block is transposed).
+        let asym = (a - a.transpose()).norm() / a.norm();
+        assert!(asym < 1e-14, "{tag}: dP/dF asymmetry {asym:e}");
     }
 }
 
@@ -177,33 +172,25 @@ fn pk1_and_dpdf_match_finite_differences() {
 /// no truncation error here, so the tolerance is 1e-10 (cancellation in the stiff cases).
 #[test]
 fn hessian_matches_forward_mode_ad() {
-    for model in MODELS {
-        let m = rubber(model);
-        for seed in SEEDS {
-            let mut rng = Rng(seed);
-            for (name, f) in deformations(&mut rng, model) {
-                let (el, x) = deformed(&mut rng, &f);
-                // The generic fixed co-rotated energy finds R by the polar iteration, which is
-                // defined for J > 0 only (it would converge to a reflection); the f64 code's SVD
-                // covers inverted elements, checked against finite differences above.
-                if model == ElasticModel::FixedCorotated && f.determinant() <= 0.0 {
-                    continue;
-                }
-                let (e, g, h) = el.energy_gradient_hessian(&m, &x, false);
-                let (e_ad, g_ad, h_ad) = hessian(
-                    |q: SVector<Dual2SVec64<12>, 12>| {
-                        let xs: [[Dual2SVec64<12>; 3]; 4] =
-                            std::array::from_fn(|a| std::array::from_fn(|i| q[3 * a + i]));
-                        el.energy_generic(&m, &xs)
-                    },
-                    &flat(&x),
-                );
-                let tag = format!("{model:?} {name} seed {seed} vs AD");
-                assert!((e - e_ad).abs() <= 1e-10 * e.abs().max(1e-12), "{tag}: energy {e} vs {e_ad}");
-                assert_close_rel(&format!("{tag} gradient"), g.as_slice(), g_ad.as_slice(), 1e-10);
-                assert_close_rel(&format!("{tag} Hessian"), h.as_slice(), h_ad.as_slice(), 1e-10);
-            }
+    for Case { model, m, f, el, x, tag, .. } in cases() {
+        // The generic fixed co-rotated energy finds R by the polar iteration, which is defined
+        // for J > 0 only (it would converge to a reflection); the f64 code's SVD covers inverted
+        // elements, checked against finite differences above.
+        if model == ElasticModel::FixedCorotated && f.determinant() <= 0.0 {
+            continue;
         }
+        let (e, g, h) = el.energy_gradient_hessian(&m, &x, false);
+        let (e_ad, g_ad, h_ad) = hessian(
+            |q: SVector<Dual2SVec64<12>, 12>| {
+                let xs: [[Dual2SVec64<12>; 3]; 4] = std::array::from_fn(|a| std::array::from_fn(|i| q[3 * a + i]));
+                el.energy_generic(&m, &xs)
+            },
+            &flat(&x),
+        );
+        let tag = format!("{tag} vs AD");
+        assert!((e - e_ad).abs() <= 1e-10 * e.abs().max(1e-12), "{tag}: energy {e} vs {e_ad}");
+        assert_close_rel(&format!("{tag} gradient"), g.as_slice(), g_ad.as_slice(), 1e-10);
+        assert_close_rel(&format!("{tag} Hessian"), h.as_slice(), h_ad.as_slice(), 1e-10);
     }
 }
 
@@ -215,25 +202,17 @@ fn hessian_matches_forward_mode_ad() {
 /// fall back to AD).
 #[test]
 fn hessian_product_form_matches_the_assembled_hessian() {
-    for model in MODELS {
-        let m = rubber(model);
-        for seed in SEEDS {
-            let mut rng = Rng(seed);
-            for (name, f) in deformations(&mut rng, model) {
-                let (el, x) = deformed(&mut rng, &f);
-                let lin = m.stress_linearization(&el.deformation_gradient(&x));
-                let defined = model != ElasticModel::FixedCorotated;
-                assert_eq!(lin.is_some(), defined, "{model:?} {name}: a product form exactly where defined");
-                let Some(lin) = lin else { continue };
-                let (_, _, h) = el.energy_gradient_hessian(&m, &x, false);
-                for _ in 0..3 {
-                    let dx: [[f64; 3]; 4] = std::array::from_fn(|_| rng.vec3().into());
-                    let got = el.hessian_product(&lin, &dx);
-                    let want = h * flat(&dx.map(Vector3::from));
-                    let got: Vec<f64> = got.iter().flatten().copied().collect();
-                    assert_close_rel(&format!("{model:?} {name} seed {seed}"), &got, want.as_slice(), 1e-12);
-                }
-            }
+    for Case { model, m, el, x, tag, seed, .. } in cases() {
+        let lin = m.stress_linearization(&el.deformation_gradient(&x));
+        assert_eq!(lin.is_some(), model != ElasticModel::FixedCorotated, "{tag}: a product form exactly where defined");
+        let Some(lin) = lin else { continue };
+        let (_, _, h) = el.energy_gradient_hessian(&m, &x, false);
+        let mut rng = Rng(seed ^ 0x5EED);
+        for _ in 0..3 {
+            let dx: [[f64; 3]; 4] = std::array::from_fn(|_| rng.vec3().into());
+            let got: Vec<f64> = el.hessian_product(&lin, &dx).iter().flatten().copied().collect();
+            let want = h * flat(&dx.map(Vector3::from));
+            assert_close_rel(&tag, &got, want.as_slice(), 1e-12);
         }
     }
     let inverted = Matrix3::from_diagonal(&Vector3::new(-0.5, 0.8, 1.1));
