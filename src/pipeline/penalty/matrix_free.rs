@@ -3,10 +3,10 @@
 //! assembled. Tetrahedra apply ∂P/∂F in product form, taken once per Newton iterate
 //! (`Material::stress_linearization`); the rest is forward-mode AD of the residual code itself,
 //! seeded with a direction: fixed co-rotated stress (`Material::pk1_generic`), the membrane's and
-//! hinge's `gradient_generic` and the contact kernels (`contact::kernel`). The preconditioner is a sparse Cholesky of
-//! the Jacobian's positive definite part (`stiffness_cholesky`) or, as 001 has it, block Jacobi:
-//! the 3×3 diagonal block of each free node, built element by element and contact by contact,
-//! O(nodes) memory.
+//! hinge's `gradient_generic` and the contact kernels (`contact::kernel`). The preconditioner is a
+//! sparse Cholesky of the Jacobian's positive definite part (`stiffness_cholesky`) or, as 001 has
+//! it, block Jacobi: the 3×3 diagonal block of each free node, built element by element and
+//! contact by contact, O(nodes) memory.
 
 use super::PenaltyPipeline;
 use super::contacts::Stencil;

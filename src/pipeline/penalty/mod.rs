@@ -36,8 +36,6 @@ pub struct PenaltyPipeline {
     scheme_name: &'static str,
     /// Work space of the matrix-free Newton (made at its first use).
     iterative: Option<matrix_free::IterativeSolver>,
-    /// Whether Newton runs matrix-free (`linear_choice`: `Iterative`, or `Auto` on soft solids).
-    matrix_free: bool,
 }
 
 /// Outcome of the stages of one step.
@@ -52,8 +50,9 @@ struct StagesOutcome {
 impl PenaltyPipeline {
     pub fn new(model: &Model, state: &State, spec: PenaltySpec) -> PenaltyPipeline {
         let n = model.dof_count();
-        let matrix_free = linear_choice::is_matrix_free(model, &spec.newton);
-        let mut system = System::new(model, !matrix_free);
+        // Whether Newton runs matrix-free (`Iterative`, or `Auto` on soft solids) is held by the
+        // system as `!assembled`.
+        let mut system = System::new(model, !linear_choice::is_matrix_free(model, &spec.newton));
         system.linear.direct = if spec.newton.linear_solver == LinearSolverSpec::Lu { Direct::Lu } else { Direct::Off };
         let nf = system.n_free;
         PenaltyPipeline {
@@ -67,7 +66,6 @@ impl PenaltyPipeline {
             lagged: Vec::new(),
             last: None,
             iterative: None,
-            matrix_free,
         }
     }
 
@@ -159,7 +157,7 @@ impl PenaltyPipeline {
                     self.lagged = lagged_entries(&at, model, &detector.implicit, &q_s, t_lag);
                 }
                 let prob = StageProblem { detector, penalty, q_hat: &q_hat, v_hat: &v_hat, sys };
-                let outcome = if self.matrix_free {
+                let outcome = if !self.system.assembled {
                     self.newton_matrix_free(model, &prob, &mut v, stats)
                 } else {
                     self.newton(model, &prob, &mut v, stats)
@@ -329,7 +327,7 @@ impl Pipeline for PenaltyPipeline {
             self.scheme_name,
             self.spec.friction,
             self.spec.contact.delta,
-            linear_choice::name(self.spec.newton.linear_solver, self.matrix_free)
+            linear_choice::name(self.spec.newton.linear_solver, !self.system.assembled)
         )
     }
 }
