@@ -122,3 +122,23 @@ fn welded_bodies_slide_to_a_stop_at_mu_g() {
     assert!((x - expected_x).abs() < 0.01 * expected_x, "stopped at {x} m against {expected_x}");
     assert!(pose < 1e-8, "the weld moved by {pose:e} m");
 }
+
+/// Bodies a joint links do not touch each other: two boxes welded so that they overlap by 1 cm,
+/// falling freely, have no contact (a contact there would push them apart against the weld) and
+/// fall as one at g: their centre's height is z0 − g t (t + h) / 2 after the symplectic steps, to
+/// 1e-12 m.
+#[test]
+fn welded_overlapping_bodies_do_not_touch_each_other() {
+    let bodies = r#"Rigid(name: "a", material: "m", shape: Box(size: (0.1, 0.1, 0.1)), position: (0.0, 0.0, 1.0)),
+                    Rigid(name: "b", material: "m", shape: Box(size: (0.1, 0.1, 0.1)), position: (0.0, 0.0, 1.09))"#;
+    let mut s = scene(SMOOTH, 0.5, bodies, r#"Fixed(a: "b", b: Some("a"))"#, "");
+    for step in 1..=100 {
+        let st = s.step().expect("finite");
+        assert!(st.converged, "step {step}: {:?}", st.failure);
+        assert_eq!(st.constraints, Some(0), "step {step}: the welded boxes touch");
+    }
+    let (t, h, g) = (s.state.time, s.model.dt, 9.81);
+    let z = s.state.rigid[0].position.z;
+    let expected = 1.0 - g * t * (t + h) / 2.0;
+    assert!((z - expected).abs() < 1e-12, "the pair fell to {z}, not {expected}");
+}

@@ -13,6 +13,8 @@
 //!   touching both faces: its centre within 1 mm of the crease's vertical plane and of
 //!   r / cos 30° = 5.774 cm above the crease (the 32-segment polyhedral ball's points sit up to
 //!   0.24 mm inside its sphere; measured 0.03 mm and 0.1 mm), moving slower than 1 cm/s at 2 s.
+//! - Rigid–rigid contact: the same box on a scripted rigid slab tilted by 10°, same bounds; a box
+//!   sliding on a free plate until both move together, against the closed form (below).
 //! - A rigid box and ball dropped onto an elastic block (`scenes/smooth_mixed_drop.ron`) come to
 //!   rest on its top face: both move by less than 0.1 mm over 1.2–1.5 s (the ball, landed on the
 //!   pole of its tessellation, tips onto a ring of points first and rests from 0.95 s), the
@@ -130,4 +132,63 @@ fn rigid_bodies_dropped_on_an_elastic_block_come_to_rest_on_it() {
     eprintln!("box's lowest corner at z = {lowest:.5}, ball's centre at {:.5}", ball.position.z);
     assert!((lowest - 0.1).abs() < 2e-3, "the box's lowest corner is at z = {lowest}");
     assert!((ball.position.z - 0.13).abs() < 2e-3, "the ball's centre is at z = {}", ball.position.z);
+}
+
+/// Rigid–rigid contact: the box of the ramp case on a scripted rigid slab tilted by 10°, its
+/// refined surface points against the slab's exact signed distance; the same bounds.
+#[test]
+fn rigid_box_on_a_rigid_slab_sticks_and_slides_at_the_threshold() {
+    check_threshold("scenes/validation/smooth_rigid_on_rigid_slab.ron", |s| s.state.rigid[0].linear_velocity);
+}
+
+/// Two dynamic rigid bodies (`smooth_rigid_slide_on_slab.ron`): a 2 kg box thrown at 0.5 m/s
+/// along a 2.4 kg plate on a frictionless floor, μ 0.3 between them. In closed form the box
+/// decelerates at μ g and the plate accelerates at μ g m_box / m_plate until both move at
+/// m_box v0 / (m_box + m_plate) after t* = v0 / (μ g (1 + m_box / m_plate)) = 0.0927 s.
+/// - The horizontal momentum is the box's initial one at every step: the contacts act on both
+///   bodies at one point, equal and opposite, and the floor's are vertical; to 1e-12 of it
+///   (round-off; measured 2e-16).
+/// - While sliding (0.01–0.08 s), each step's change of velocity is the closed form's to 0.5 %
+///   (measured to 1e-6 of it: exact Coulomb friction on exact fields).
+/// - The relative sliding ends at t* within one step and the two move at the common speed to
+///   1e-6 m/s after it (the friction solve's tolerance leaves ~1e-7).
+/// - The box stays on the plate's top to 1e-6 m (measured 1e-11).
+#[test]
+fn a_box_slides_on_a_free_plate_until_both_move_together() {
+    let mut s = sim("scenes/validation/smooth_rigid_slide_on_slab.ron", &[]);
+    let (m_box, m_plate, mu, v0, h) = (2.0, 2.4, 0.3, 0.5, s.model.dt);
+    let (a_box, a_plate) = (mu * G, mu * G * m_box / m_plate);
+    let t_star = v0 / (mu * G * (1.0 + m_box / m_plate));
+    let common = m_box * v0 / (m_box + m_plate);
+    let (mut stopped, mut worst_rate, mut worst_height): (Option<f64>, f64, f64) = (None, 0.0, 0.0);
+    let mut prev = (v0, 0.0);
+    while s.state.time < 0.2 - 1e-9 {
+        let st = s.step().expect("finite state");
+        assert!(st.converged, "step {} failed: {:?}", s.state.step, st.failure);
+        let (plate, bx) = (&s.state.rigid[0], &s.state.rigid[1]);
+        let (vb, vp) = (bx.linear_velocity.x, plate.linear_velocity.x);
+        let momentum = m_box * vb + m_plate * vp;
+        assert!((momentum - m_box * v0).abs() < 1e-12 * m_box * v0, "t {}: momentum {momentum}", s.state.time);
+        let t = s.state.time;
+        if (0.01..0.08).contains(&t) {
+            let rates = ((prev.0 - vb) / h / a_box - 1.0, (vp - prev.1) / h / a_plate - 1.0);
+            worst_rate = worst_rate.max(rates.0.abs()).max(rates.1.abs());
+        }
+        if stopped.is_none() && (vb - vp).abs() < 1e-6 {
+            stopped = Some(t);
+        }
+        if t > t_star + h {
+            assert!((vb - common).abs() < 1e-6 && (vp - common).abs() < 1e-6, "t {t}: {vb} and {vp} vs {common}");
+        }
+        worst_height = worst_height.max((bx.position.z - 0.09).abs());
+        prev = (vb, vp);
+    }
+    let stopped = stopped.expect("the box never stopped sliding on the plate");
+    eprintln!(
+        "slide: rates off by {worst_rate:.1e}, relative sliding ended at {stopped:.3} s (t* {t_star:.4}), \
+         height off by {worst_height:.1e} m"
+    );
+    assert!(worst_rate < 5e-3, "accelerations off by {worst_rate}");
+    assert!((stopped - t_star).abs() <= h + 1e-12, "sliding ended at {stopped} s, not {t_star}");
+    assert!(worst_height < 1e-6, "the box left the plate's top by {worst_height} m");
 }

@@ -56,6 +56,12 @@ pub struct Joint {
     pub anchor_b: Vector3<f64>,
 }
 
+/// The body pairs `(min, max)` that joints link: they do not collide (the joint holds them where
+/// they meet, and a contact there would repeat its rows).
+pub fn linked_pairs(joints: &[Joint]) -> std::collections::HashSet<(usize, usize)> {
+    joints.iter().filter_map(|j| j.b.map(|b| (j.a.min(b), j.a.max(b)))).collect()
+}
+
 /// What a row asks of the velocities.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RowKind {

@@ -10,7 +10,6 @@ use crate::model::Model;
 use crate::rigid::RigidBody;
 use nalgebra::Vector3;
 use rayon::prelude::*;
-use std::collections::HashSet;
 
 /// A contact with its resolved friction law. `contact.frame` is the frame the cone is expressed
 /// in: the geometric frame, or the matchstick frame for an anisotropic pair.
@@ -83,8 +82,7 @@ pub fn detect(
     let dynamic = |i: usize| model.rigids[i].is_dynamic();
     let reach: Vec<f64> =
         bodies.iter().zip(&speed).map(|(b, s)| b.shape.bounding_radius() + 0.5 * margin + h * s).collect();
-    let linked: HashSet<(usize, usize)> =
-        model.joints.iter().filter_map(|j| j.b.map(|b| (j.a.min(b), j.a.max(b)))).collect();
+    let linked = crate::rigid::joint::linked_pairs(&model.joints);
     let mut tasks: Vec<(usize, Participant)> = ball_pairs(bodies, &reach)
         .into_iter()
         .filter(|&(i, j)| (dynamic(i) || dynamic(j)) && !linked.contains(&(i, j)))

@@ -17,7 +17,9 @@
 //!
 //! A contact's vertex is a node (of a solid's boundary or a cloth) or a point of a rigid body's
 //! surface, whose velocity `v + ω × ρ` takes two blocks on the body's pseudo-nodes
-//! ([`super::layout`]). Rigid bodies touch colliders, solids and cloths, not each other.
+//! ([`super::layout`]). Rigid bodies touch colliders, solids, cloths and each other: a dynamic
+//! body's points against another body's field, as a deformable vertex is (both sides of a pair
+//! of dynamic bodies, as between two solids), except where a joint links the two.
 
 use super::layout::Layout;
 use super::rigid_field::RigidSurface;
@@ -147,7 +149,8 @@ fn vertex_blocks(layout: &Layout, vertex: Vertex, rows: &Matrix3<f64>, sign: f64
 
 /// Every contact of the step starting at `(q, v)` (nodal) and `bodies` at time `t` with step
 /// `h`: deformable vertices within `reach` of a collider, in the field of another solid or of a
-/// rigid body; points of dynamic rigid bodies within reach of a collider or a solid's field.
+/// rigid body; points of dynamic rigid bodies within reach of a collider, a solid's field or
+/// another rigid body's field (not one a joint links it to).
 pub fn detect(
     model: &Model,
     fields: &mut Fields,
@@ -197,10 +200,11 @@ pub fn detect(
                 }
             }
             for (r, surface) in fields.rigid.iter().enumerate() {
-                ctx.against_rigid(i, x, material, surface, r);
+                ctx.against_rigid(vertex, x, (material, mass), surface, r, None);
             }
         }
     }
+    let near = rigid_neighbours(model, bodies, &fields.rigid, reach);
     for (r, (b, rigid)) in bodies.iter().zip(&model.rigids).enumerate().filter(|(_, (_, m))| m.motion.is_none()) {
         for (point, local) in fields.rigid[r].points().enumerate() {
             let x = b.world_point(&local);
@@ -219,10 +223,38 @@ pub fn detect(
                     (surface, FieldId::Solid(s), model.solids[s].material),
                 );
             }
+            let facing = b.orientation * fields.rigid[r].normal(point);
+            for &o in &near[r] {
+                ctx.against_rigid(vertex, x, (rigid.material, b.mass), &fields.rigid[o], o, Some(facing));
+            }
         }
     }
     fields.sides = sides;
     out
+}
+
+/// How squarely a rigid point's own normal must face another rigid body's field normal
+/// (`−n_point · n_field ≥ FACING`) to touch it. Two rigid faces lying flat on each other put one
+/// body's points in the plane of the other's face, where just past its edge the field's normal
+/// is horizontal: as the body slides, those points would stop its edge as a step would
+/// (`n_point · n_field = 0`). A box's corner on a face faces it at 1/√3, an edge at 1/√2.
+const FACING: f64 = 0.25;
+
+/// Per rigid body, the other bodies whose fields its points may reach this step: bounding balls
+/// within `reach` plus the fields' radii of each other (`nonsmooth::detect::ball_pairs`), not
+/// linked by a joint.
+fn rigid_neighbours(model: &Model, bodies: &[RigidBody], surfaces: &[RigidSurface], reach: f64) -> Vec<Vec<usize>> {
+    let linked = crate::rigid::joint::linked_pairs(&model.joints);
+    let balls: Vec<f64> =
+        bodies.iter().zip(surfaces).map(|(b, s)| b.shape.bounding_radius() + s.field.radius + reach).collect();
+    let mut near = vec![Vec::new(); bodies.len()];
+    for (a, b) in crate::pipeline::nonsmooth::detect::ball_pairs(bodies, &balls) {
+        if !linked.contains(&(a, b)) {
+            near[a].push(b);
+            near[b].push(a);
+        }
+    }
+    near
 }
 
 /// Per deformable body (solids first, in model order, then cloths): its material and the
@@ -322,24 +354,37 @@ impl Context<'_> {
         self.push_scripted(vertex, (x, mass), FieldId::Mesh(k), (gap, frame, cone), v_col);
     }
 
-    /// A deformable vertex against rigid body `r`'s field: the gap rate is the normal part of
-    /// the vertex's velocity relative to the body's surface there, `v_i − (v + ω × ρ)`.
-    fn against_rigid(&mut self, i: usize, x: Vector3<f64>, material: usize, surface: &RigidSurface, r: usize) {
+    /// A vertex (a node, or another rigid body's point) against rigid body `r`'s field: the gap
+    /// rate is the normal part of the vertex's velocity relative to the body's surface there,
+    /// `v_i − (v + ω × ρ)`. A rigid point brings its own surface normal `facing`: it touches
+    /// only a field whose normal it faces ([`FACING`]).
+    fn against_rigid(
+        &mut self,
+        vertex: Vertex,
+        x: Vector3<f64>,
+        (material, mass): (usize, f64),
+        surface: &RigidSurface,
+        r: usize,
+        facing: Option<Vector3<f64>>,
+    ) {
         let b = &self.bodies[r];
         if (x - b.position).norm() > b.shape.bounding_radius() + surface.field.radius + self.reach {
             return;
         }
-        let Some((gap, n)) = surface.distance(b, &x) else { return };
+        let Some((gap, n)) = surface.distance(b, &x).filter(|(gap, _)| *gap <= self.reach) else { return };
+        if facing.is_some_and(|f| f.dot(&n) > -FACING) {
+            return;
+        }
         let rigid = &self.model.rigids[r];
         let local = b.orientation.inverse() * (x - b.position);
         let structure = rigid.structure.as_ref().and_then(|s| s.direction_at(&local)).map(|d| b.orientation * d);
         let (frame, cone) = friction_law(self.model, (material, rigid.material), &n, structure);
         let ft = frame.transpose();
-        let mut entries = vec![(i, ft)];
+        let mut entries = vertex_blocks(self.layout, vertex, &ft, 1.0);
         entries.extend(vertex_blocks(self.layout, Vertex::Rigid { body: r, point: 0, rho: x - b.position }, &ft, -1.0));
         let stencil = entries.into_iter().unzip();
-        let mass = self.model.node_mass[i];
-        self.push(i, FieldId::Rigid(r), stencil, (gap, frame, cone), Vector3::zeros(), (x, mass));
+        let id = self.vertex_id(vertex);
+        self.push(id, FieldId::Rigid(r), stencil, (gap, frame, cone), Vector3::zeros(), (x, mass));
     }
 
     /// A vertex against the field of a deformable body's surface (a solid's boundary, or a

@@ -6,9 +6,9 @@
 //!
 //! Solids, cloths and rigid bodies take part in one solve (nodes have 3 velocities, rigid bodies 6:
 //! see [`layout`]); contact is between different bodies only (000 §5.3: no self-contact), and
-//! rigid bodies touch colliders, solids and cloths but not each other. Forwarded friction is stored per vertex and
-//! field as a world vector and projected onto the next step's tangent plane, so it survives a
-//! change of contact set or frame.
+//! rigid bodies touch colliders, solids, cloths and each other (not bodies a joint links).
+//! Forwarded friction is stored per vertex and field as a world vector and projected onto the
+//! next step's tangent plane, so it survives a change of contact set or frame.
 
 pub mod contacts;
 pub mod friction;

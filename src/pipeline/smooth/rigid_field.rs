@@ -9,6 +9,7 @@
 //! vertices are midpoints of its own, so they follow), carrying their velocities. The refined
 //! vertices are the body's contact points against colliders and the fields of solids.
 
+use crate::contact::collider::{Shape, local_sdf};
 use crate::contact::implicit::{ImplicitSurface, Kernel};
 use crate::contact::point_triangle::{closest_feature, closest_point};
 use crate::model::animation::barycentric;
@@ -31,6 +32,12 @@ pub struct RigidSurface {
     /// Per refined vertex, its velocity in the surface's frame (an animated mesh's over the
     /// current step; empty for a surface that does not deform).
     velocity: Vec<Vector3<f64>>,
+    /// An analytic shape (box, sphere, cylinder, capsule): its exact signed distance is the
+    /// field, as for the analytic colliders, and the MLS field serves only `fricsim check`.
+    exact: Option<RigidShape>,
+    /// Per refined vertex, its outward unit normal in the body frame (angle-weighted over its
+    /// triangles: a box's corner gets the diagonal).
+    normals: Vec<Vector3<f64>>,
 }
 
 impl RigidSurface {
@@ -44,16 +51,23 @@ impl RigidSurface {
             _ => 12,
         };
         let (v, t) = shape.tessellate(segments);
-        RigidSurface::from_mesh(v, t, kernel, radius)
+        let exact = exact_distance(shape, &Vector3::zeros()).map(|_| shape.clone());
+        RigidSurface { exact, ..RigidSurface::from_mesh(v, t, kernel, radius) }
+    }
+
+    /// Whether the field is the shape's exact signed distance.
+    pub fn is_exact(&self) -> bool {
+        self.exact.is_some()
     }
 
     /// The field of a triangle mesh in its own frame (refined like a shape's tessellation: 000
     /// advises resampling static collision meshes to a uniform triangulation).
     pub fn from_mesh(v: Vec<Vector3<f64>>, t: Vec<[usize; 3]>, kernel: Kernel, radius: f64) -> RigidSurface {
         let (v, t, parents) = refine(v, t, radius);
+        let normals = vertex_normals(&v, &t);
         let q: Vec<f64> = v.iter().flat_map(|x| [x.x, x.y, x.z]).collect();
         let field = ImplicitSurface::new(t, kernel, radius, &q);
-        RigidSurface { q, field, parents, velocity: Vec::new() }
+        RigidSurface { q, field, parents, velocity: Vec::new(), exact: None, normals }
     }
 
     /// Moves the mesh's own vertices to `x` with velocities `v` (an animated mesh at the start of
@@ -100,8 +114,14 @@ impl RigidSurface {
         self.q.chunks(3).map(|p| Vector3::new(p[0], p[1], p[2]))
     }
 
-    /// `Ψ/|∇Ψ|` (m, first-order distance to the zero set) and the world unit normal at world
-    /// point `x` for the body's pose; `None` outside the field's reach.
+    /// Body-frame outward unit normal at contact point `k`.
+    pub fn normal(&self, k: usize) -> Vector3<f64> {
+        self.normals[k]
+    }
+
+    /// `Ψ/|∇Ψ|` (m, first-order distance to the zero set), or the exact signed distance of an
+    /// analytic shape, and the world unit normal at world point `x` for the body's pose; `None`
+    /// outside the MLS field's reach.
     pub fn distance(&self, body: &RigidBody, x: &Vector3<f64>) -> Option<(f64, Vector3<f64>)> {
         self.distance_at(&body.position, &body.rotation(), x)
     }
@@ -114,11 +134,48 @@ impl RigidSurface {
         x: &Vector3<f64>,
     ) -> Option<(f64, Vector3<f64>)> {
         let local = rotation.transpose() * (x - center);
+        if let Some(shape) = &self.exact {
+            return exact_distance(shape, &local).map(|(d, n)| (d, rotation * n));
+        }
         let (psi, g) = self.field.potential_gradient(&self.q, [local.x, local.y, local.z])?;
         let g = Vector3::from(g);
         let n = g.norm();
         (n > 0.0 && n.is_finite()).then(|| (psi / n, rotation * (g / n)))
     }
+}
+
+/// The exact signed distance and outward unit normal of an analytic shape at body-frame point
+/// `p` (the colliders' [`local_sdf`]; the capsule's from its axis segment); `None` for meshes.
+fn exact_distance(shape: &RigidShape, p: &Vector3<f64>) -> Option<(f64, Vector3<f64>)> {
+    let collider = match *shape {
+        RigidShape::Box { half } => Shape::Box { half: half.into() },
+        RigidShape::Sphere { radius } => Shape::Sphere { radius },
+        RigidShape::Cylinder { radius, half_length } => Shape::Cylinder { radius, half_length },
+        RigidShape::Capsule { radius, half_length } => {
+            let off = p - Vector3::new(0.0, 0.0, p.z.clamp(-half_length, half_length));
+            let r = off.norm();
+            // On the axis every direction is a normal; pick +x (measure-zero case).
+            return Some(if r > 0.0 { (r - radius, off / r) } else { (-radius, Vector3::x()) });
+        }
+        RigidShape::ConvexMesh(_) | RigidShape::NonConvex(_) => return None,
+    };
+    let (d, n) = local_sdf(&collider, [p.x, p.y, p.z]);
+    Some((d, Vector3::from(n)))
+}
+
+/// Angle-weighted vertex normals of a closed, outward-oriented triangle mesh (a vertex of no
+/// triangle, or of a degenerate fan, gets zero).
+fn vertex_normals(v: &[Vector3<f64>], t: &[[usize; 3]]) -> Vec<Vector3<f64>> {
+    let mut n = vec![Vector3::zeros(); v.len()];
+    for tri in t {
+        let face = (v[tri[1]] - v[tri[0]]).cross(&(v[tri[2]] - v[tri[0]]));
+        let Some(face) = face.try_normalize(0.0) else { continue };
+        for k in 0..3 {
+            let (a, b, c) = (v[tri[k]], v[tri[(k + 1) % 3]], v[tri[(k + 2) % 3]]);
+            n[tri[k]] += face * (b - a).angle(&(c - a));
+        }
+    }
+    n.into_iter().map(|x| x.try_normalize(0.0).unwrap_or_else(Vector3::zeros)).collect()
 }
 
 /// Split every triangle with an edge longer than `max_edge` into four at its edge midpoints,
