@@ -617,11 +617,78 @@ impl<'a> RigidBlock<'a> {
                 }
             }
         }
-        let Some(js) = p.joints else {
-            return Some(RigidBlock { chol: Some(s.cholesky()?), bt, q: None });
+        let q = p.joints.map(|js| &js.q);
+        let reduced = match q {
+            Some(q) => q.transpose() * &s * q,
+            None => s,
         };
-        let sz = js.q.transpose() * &s * &js.q;
-        Some(RigidBlock { chol: Some(sz.cholesky()?), bt: js.q.tr_mul(&bt), q: Some(&js.q) })
+        let chol = match reduced.cholesky() {
+            Some(c) => c,
+            None => RigidBlock::factor_by_qr(p, model, sys, d, q)?,
+        };
+        let bt = match q {
+            Some(q) => q.tr_mul(&bt),
+            None => bt,
+        };
+        Some(RigidBlock { chol: Some(chol), bt, q })
+    }
+
+    /// The factor of `S = Kᵀ K`, `K = [M_r^½; D^½ A_r]` (times `Q` with joints), from the QR
+    /// factorization of `K` instead of the Cholesky factorization of `S`: at rest on redundant
+    /// contacts (a box's face on another's) the interior point's `D = Λ S⁻¹` reaches 1e16, and
+    /// forming `S` rounds its smallest eigenvalues (a ball's inertia, 3e-4 kg m²) to negative
+    /// ones (measured −1.3e-4 in a stack of three boxes); `K`'s QR keeps them, since its error
+    /// grows as the square root of `S`'s condition number.
+    fn factor_by_qr(
+        p: &Predictor,
+        model: &Model,
+        sys: &System,
+        d: &[f64],
+        q: Option<&DMatrix<f64>>,
+    ) -> Option<nalgebra::Cholesky<f64, nalgebra::Dyn>> {
+        let (nf, nr) = (sys.n_free, 6 * p.layout.rigid.len());
+        let rows: Vec<(f64, Vec<(usize, f64)>)> = p
+            .contacts
+            .iter()
+            .zip(d)
+            .map(|(k, &dk)| (dk.sqrt(), p.row(sys, k).filter(|(i, _)| *i >= nf).collect::<Vec<_>>()))
+            .filter(|(_, row)| !row.is_empty())
+            .collect();
+        let mut k = DMatrix::<f64>::zeros(nr + rows.len(), nr);
+        for r in 0..p.layout.rigid.len() {
+            let (l, a) = p.layout.pseudo_nodes(r);
+            for (o, node) in [(0, l), (3, a)] {
+                let m = if p.layout.rigid[r].kinematic {
+                    nalgebra::Matrix3::identity()
+                } else {
+                    p.layout.mass(model, node)
+                };
+                // M^½ as the transpose of M's Cholesky factor: (Lᵀ)ᵀ Lᵀ = M.
+                let root = m.cholesky()?.l().transpose();
+                k.view_mut((6 * r + o, 6 * r + o), (3, 3)).copy_from(&root);
+            }
+        }
+        for (c, (sd, row)) in rows.iter().enumerate() {
+            for &(i, ai) in row {
+                k[(nr + c, i - nf)] += sd * ai;
+            }
+        }
+        let k = match q {
+            Some(q) => k * q,
+            None => k,
+        };
+        let r = k.qr().r();
+        // Rᵀ R = Kᵀ K; rows of R turned to a positive diagonal give the lower factor L = Rᵀ.
+        let mut l = r.transpose();
+        for j in 0..l.ncols() {
+            if l[(j, j)] < 0.0 {
+                l.column_mut(j).neg_mut();
+            }
+            if l[(j, j)] == 0.0 || !l[(j, j)].is_finite() {
+                return None;
+            }
+        }
+        Some(nalgebra::Cholesky::pack_dirty(l))
     }
 
     /// `Qᵀ b_r` (the identity without joints).
