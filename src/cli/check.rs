@@ -76,11 +76,7 @@ pub fn implicit_surfaces(model: &Model, q: &[f64], rigid: &[crate::rigid::RigidB
     }
     for (name, f) in rigid_fields.chain(mesh_fields) {
         if f.is_exact() {
-            let _ = writeln!(
-                s,
-                "  field of '{name}': its exact signed distance (analytic shape), {} contact points",
-                f.q.len() / 3
-            );
+            let _ = writeln!(s, "  field of '{name}': its exact signed distance, {} contact points", f.q.len() / 3);
             continue;
         }
         let _ = writeln!(

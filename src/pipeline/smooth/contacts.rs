@@ -12,8 +12,9 @@
 //!
 //! Colliders are fields of their own exact signed distance (a plane, a box, a sphere, a
 //! cylinder): row 0 is the outward normal at the vertex, and `bias` holds the collider's own
-//! velocity there. Solids generate MLS fields over their boundary triangles, rigid bodies over
-//! their refined tessellations ([`super::rigid_field`]), moving with the body.
+//! velocity there. Solids generate MLS fields over their boundary triangles; rigid bodies are
+//! their exact signed distance (analytic shapes, non-convex meshes) or an MLS field over their
+//! refined tessellation (convex hulls), moving with the body ([`super::rigid_field`]).
 //!
 //! A contact's vertex is a node (of a solid's boundary or a cloth) or a point of a rigid body's
 //! surface, whose velocity `v + ω × ρ` takes two blocks on the body's pseudo-nodes

@@ -1,13 +1,18 @@
-//! A rigid body or a mesh collider in the Smooth pipeline: the MLS field of its surface (000 §4.1:
-//! "a rigid mesh generates a field" as any triangle surface does) and its contact points.
+//! A rigid body or a mesh collider in the Smooth pipeline: its field and its contact points.
 //!
 //! The surface is the shape's tessellation, refined until no edge is longer than the field's
 //! radius R (so that R exceeds half the largest triangle with room to spare, and the field is
-//! smooth over a box's large faces), in the body frame. A rigid body's field never deforms: it is
-//! built once, and a world point is queried at its body-frame position `Rᵀ (x − p)`. An animated
-//! mesh collider's is moved to the animation's vertices at the start of every step (the refined
-//! vertices are midpoints of its own, so they follow), carrying their velocities. The refined
-//! vertices are the body's contact points against colliders and the fields of solids.
+//! smooth over a box's large faces), in the body frame. Its MLS field (000 §4.1: "a rigid mesh
+//! generates a field" as any triangle surface does) is the field of mesh colliders and convex
+//! hulls. An analytic shape or a closed non-convex mesh is its exact signed distance instead, as
+//! the analytic colliders are: an MLS field bulges out of a face near its edges (2.1 mm for a
+//! 10 cm box at R = 2 cm under the cubic kernel), which a deformable surface absorbs but a rigid
+//! body resting on the face does not. A rigid body's field never deforms: a world point is
+//! queried at its body-frame position `Rᵀ (x − p)`. An animated mesh collider's is moved to the
+//! animation's vertices at the start of every step (the refined vertices are midpoints of its
+//! own, so they follow), carrying their velocities. The refined vertices, with their
+//! angle-weighted normals, are the body's contact points against colliders, the fields of solids
+//! and other rigid bodies.
 
 use crate::contact::collider::{Shape, local_sdf};
 use crate::contact::implicit::{ImplicitSurface, Kernel};
@@ -32,8 +37,9 @@ pub struct RigidSurface {
     /// Per refined vertex, its velocity in the surface's frame (an animated mesh's over the
     /// current step; empty for a surface that does not deform).
     velocity: Vec<Vector3<f64>>,
-    /// An analytic shape (box, sphere, cylinder, capsule): its exact signed distance is the
-    /// field, as for the analytic colliders, and the MLS field serves only `fricsim check`.
+    /// An analytic shape (box, sphere, cylinder, capsule) or a closed non-convex mesh: its exact
+    /// signed distance is the field, as for the analytic colliders and for `Nonsmooth`'s
+    /// non-convex bodies, and the MLS field serves only `fricsim check`.
     exact: Option<RigidShape>,
     /// Per refined vertex, its outward unit normal in the body frame (angle-weighted over its
     /// triangles: a box's corner gets the diagonal).
@@ -144,8 +150,10 @@ impl RigidSurface {
     }
 }
 
-/// The exact signed distance and outward unit normal of an analytic shape at body-frame point
-/// `p` (the colliders' [`local_sdf`]; the capsule's from its axis segment); `None` for meshes.
+/// The exact signed distance and outward unit normal of an analytic shape or a non-convex mesh
+/// at body-frame point `p` (the colliders' [`local_sdf`]; the capsule's from its axis segment;
+/// the mesh's from its nearest feature and pseudo-normal); `None` for a convex hull, which keeps
+/// its MLS field.
 fn exact_distance(shape: &RigidShape, p: &Vector3<f64>) -> Option<(f64, Vector3<f64>)> {
     let collider = match *shape {
         RigidShape::Box { half } => Shape::Box { half: half.into() },
@@ -157,7 +165,8 @@ fn exact_distance(shape: &RigidShape, p: &Vector3<f64>) -> Option<(f64, Vector3<
             // On the axis every direction is a normal; pick +x (measure-zero case).
             return Some(if r > 0.0 { (r - radius, off / r) } else { (-radius, Vector3::x()) });
         }
-        RigidShape::ConvexMesh(_) | RigidShape::NonConvex(_) => return None,
+        RigidShape::NonConvex(ref mesh) => return mesh.closest(p, f64::INFINITY).map(|c| (c.distance, c.normal)),
+        RigidShape::ConvexMesh(_) => return None,
     };
     let (d, n) = local_sdf(&collider, [p.x, p.y, p.z]);
     Some((d, Vector3::from(n)))
