@@ -28,7 +28,7 @@ use crate::model::Model;
 use crate::pipeline::StepStats;
 use crate::pipeline::penalty::system::{EvalError, StageSystem, System};
 use crate::scene::schema::PredictorSpec;
-use nalgebra::{DMatrix, DVector, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use std::time::Instant;
 
 /// Inertia correction: a direction `dv` is accepted when `dvᵀ K dv > CURVATURE_MIN dvᵀ M dv`;
@@ -593,16 +593,8 @@ impl<'a> RigidBlock<'a> {
             return Some(RigidBlock { chol: None, bt: DMatrix::zeros(0, nf), q: None });
         }
         let mut s = DMatrix::<f64>::zeros(nr, nr);
-        for r in 0..p.layout.rigid.len() {
-            let (l, a) = p.layout.pseudo_nodes(r);
-            for (o, node) in [(0, l), (3, a)] {
-                let m = if p.layout.rigid[r].kinematic {
-                    nalgebra::Matrix3::identity()
-                } else {
-                    p.layout.mass(model, node)
-                };
-                s.view_mut((6 * r + o, 6 * r + o), (3, 3)).copy_from(&m);
-            }
+        for (at, m) in RigidBlock::masses(p, model) {
+            s.view_mut((at, at), (3, 3)).copy_from(&m);
         }
         let mut bt = DMatrix::<f64>::zeros(nr, nf);
         for (k, &dk) in p.contacts.iter().zip(d) {
@@ -633,6 +625,18 @@ impl<'a> RigidBlock<'a> {
         Some(RigidBlock { chol: Some(chol), bt, q })
     }
 
+    /// The 3×3 diagonal blocks of `M_r` with their first row: each body's mass and world
+    /// inertia, the identity for a scripted body (its velocity is prescribed).
+    fn masses<'m>(p: &'m Predictor, model: &'m Model) -> impl Iterator<Item = (usize, Matrix3<f64>)> + 'm {
+        (0..p.layout.rigid.len()).flat_map(move |r| {
+            let (l, a) = p.layout.pseudo_nodes(r);
+            [(0, l), (3, a)].map(|(o, node)| {
+                let m = if p.layout.rigid[r].kinematic { Matrix3::identity() } else { p.layout.mass(model, node) };
+                (6 * r + o, m)
+            })
+        })
+    }
+
     /// The factor of `S = Kᵀ K`, `K = [M_r^½; D^½ A_r]` (times `Q` with joints), from the QR
     /// factorization of `K` instead of the Cholesky factorization of `S`: at rest on redundant
     /// contacts (a box's face on another's) the interior point's `D = Λ S⁻¹` reaches 1e16, and
@@ -655,18 +659,10 @@ impl<'a> RigidBlock<'a> {
             .filter(|(_, row)| !row.is_empty())
             .collect();
         let mut k = DMatrix::<f64>::zeros(nr + rows.len(), nr);
-        for r in 0..p.layout.rigid.len() {
-            let (l, a) = p.layout.pseudo_nodes(r);
-            for (o, node) in [(0, l), (3, a)] {
-                let m = if p.layout.rigid[r].kinematic {
-                    nalgebra::Matrix3::identity()
-                } else {
-                    p.layout.mass(model, node)
-                };
-                // M^½ as the transpose of M's Cholesky factor: (Lᵀ)ᵀ Lᵀ = M.
-                let root = m.cholesky()?.l().transpose();
-                k.view_mut((6 * r + o, 6 * r + o), (3, 3)).copy_from(&root);
-            }
+        for (at, m) in RigidBlock::masses(p, model) {
+            // M^½ as the transpose of M's Cholesky factor: (Lᵀ)ᵀ Lᵀ = M.
+            let root = m.cholesky()?.l().transpose();
+            k.view_mut((at, at), (3, 3)).copy_from(&root);
         }
         for (c, (sd, row)) in rows.iter().enumerate() {
             for &(i, ai) in row {
