@@ -625,8 +625,8 @@ impl<'a> RigidBlock<'a> {
         Some(RigidBlock { chol: Some(chol), bt, q })
     }
 
-    /// The 3×3 diagonal blocks of `M_r` with their first row: each body's mass and world
-    /// inertia, the identity for a scripted body (its velocity is prescribed).
+    /// The 3×3 diagonal blocks of `M_r`, each with the index of its first row: a body's mass
+    /// and world inertia, the identity for a scripted body (its velocity is prescribed).
     fn masses<'m>(p: &'m Predictor, model: &'m Model) -> impl Iterator<Item = (usize, Matrix3<f64>)> + 'm {
         (0..p.layout.rigid.len()).flat_map(move |r| {
             let (l, a) = p.layout.pseudo_nodes(r);
