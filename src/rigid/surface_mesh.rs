@@ -196,16 +196,7 @@ impl SurfaceMesh {
                 is_crease[t][k] = bend > CREASE_ANGLE;
             }
         }
-        let mut vertex_normals = vec![Vector3::zeros(); vertices.len()];
-        for (t, tri) in triangles.iter().enumerate() {
-            for k in 0..3 {
-                let p = vertices[tri[k]];
-                let (u, w) =
-                    ((vertices[tri[(k + 1) % 3]] - p).normalize(), (vertices[tri[(k + 2) % 3]] - p).normalize());
-                vertex_normals[tri[k]] += u.dot(&w).clamp(-1.0, 1.0).acos() * face_normals[t];
-            }
-        }
-        vertex_normals.iter_mut().for_each(|n| *n = n.normalize());
+        let vertex_normals = angle_weighted_normals(&vertices, &triangles, &face_normals);
         let (mut is_corner, mut on_boundary) = (vec![false; vertices.len()], vec![false; vertices.len()]);
         let flat = FLAT_ANGLE.cos();
         for (t, tri) in triangles.iter().enumerate() {
@@ -353,4 +344,23 @@ fn check_edges(triangles: &[[usize; 3]], open_allowed: bool) -> Result<Vec<[usiz
         Some((_, d)) => Err(d),
         None => Ok(neighbours),
     }
+}
+
+/// Angle-weighted unit normals of a triangle mesh's vertices (Bærentzen and Aanæs): each
+/// triangle's unit normal weighted by its angle at the vertex. A triangle whose normal is not
+/// finite (degenerate) adds nothing; a vertex of no other triangle gets zero.
+pub fn angle_weighted_normals(
+    vertices: &[Vector3<f64>],
+    triangles: &[[usize; 3]],
+    face_normals: &[Vector3<f64>],
+) -> Vec<Vector3<f64>> {
+    let mut normals = vec![Vector3::zeros(); vertices.len()];
+    for (tri, face) in triangles.iter().zip(face_normals).filter(|(_, f)| f.iter().all(|x| x.is_finite())) {
+        for k in 0..3 {
+            let p = vertices[tri[k]];
+            let (u, w) = ((vertices[tri[(k + 1) % 3]] - p).normalize(), (vertices[tri[(k + 2) % 3]] - p).normalize());
+            normals[tri[k]] += u.dot(&w).clamp(-1.0, 1.0).acos() * face;
+        }
+    }
+    normals.into_iter().map(|n| n.try_normalize(0.0).unwrap_or_else(Vector3::zeros)).collect()
 }

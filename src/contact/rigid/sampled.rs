@@ -77,7 +77,7 @@ fn skeleton(shape: &RigidShape, (lo, hi): (Vector3<f64>, Vector3<f64>)) -> Skele
 
 /// A shape's signed distance in its body frame, prepared once per probe (a hull's planes and
 /// vertices are placed once, not at every sample).
-enum Distance<'a> {
+pub(crate) enum Distance<'a> {
     Analytic(Shape),
     Capsule { radius: f64, half_length: f64 },
     Hull(PosedHull<'a>),
@@ -85,7 +85,7 @@ enum Distance<'a> {
 }
 
 impl<'a> Distance<'a> {
-    fn of(shape: &'a RigidShape) -> Distance<'a> {
+    pub(crate) fn of(shape: &'a RigidShape) -> Distance<'a> {
         match shape {
             RigidShape::Sphere { radius } => Distance::Analytic(Shape::Sphere { radius: *radius }),
             RigidShape::Box { half } => Distance::Analytic(Shape::Box { half: (*half).into() }),
@@ -100,6 +100,14 @@ impl<'a> Distance<'a> {
             }
             RigidShape::NonConvex(m) => Distance::Mesh(m),
         }
+    }
+
+    /// The signed distance and outward unit normal at body-frame point `p` (the nearest surface
+    /// point only); `None` where a mesh has no nearest triangle.
+    pub(crate) fn nearest(&self, p: &Vector3<f64>) -> Option<(f64, Vector3<f64>)> {
+        let mut found = None;
+        self.each(p, 0.0, f64::INFINITY, |d, n| found = found.or(Some((d, n))));
+        found
     }
 
     /// Signed distances and outward unit normals at body-frame point `p` where a ball of radius

@@ -14,12 +14,13 @@
 //! angle-weighted normals, are the body's contact points against colliders, the fields of solids
 //! and other rigid bodies.
 
-use crate::contact::collider::{Shape, local_sdf};
 use crate::contact::implicit::{ImplicitSurface, Kernel};
 use crate::contact::point_triangle::{closest_feature, closest_point};
+use crate::contact::rigid::sampled::Distance;
 use crate::model::animation::barycentric;
 use crate::rigid::body::RigidBody;
 use crate::rigid::shape::RigidShape;
+use crate::rigid::surface_mesh::angle_weighted_normals;
 use nalgebra::{Matrix3, Vector3};
 use std::collections::HashMap;
 
@@ -38,8 +39,8 @@ pub struct RigidSurface {
     /// current step; empty for a surface that does not deform).
     velocity: Vec<Vector3<f64>>,
     /// An analytic shape (box, sphere, cylinder, capsule) or a closed non-convex mesh: its exact
-    /// signed distance is the field, as for the analytic colliders and for `Nonsmooth`'s
-    /// non-convex bodies, and the MLS field serves only `fricsim check`.
+    /// signed distance (`contact::rigid::sampled::Distance`, as `Nonsmooth` measures it) is the
+    /// field. Its MLS field is still built: its radius sets the contacts' reach.
     exact: Option<RigidShape>,
     /// Per refined vertex, its outward unit normal in the body frame (angle-weighted over its
     /// triangles: a box's corner gets the diagonal).
@@ -57,7 +58,8 @@ impl RigidSurface {
             _ => 12,
         };
         let (v, t) = shape.tessellate(segments);
-        let exact = exact_distance(shape, &Vector3::zeros()).map(|_| shape.clone());
+        // A convex hull's exact distance places its planes per query: it keeps the MLS field.
+        let exact = (!matches!(shape, RigidShape::ConvexMesh(_))).then(|| shape.clone());
         RigidSurface { exact, ..RigidSurface::from_mesh(v, t, kernel, radius) }
     }
 
@@ -70,7 +72,9 @@ impl RigidSurface {
     /// advises resampling static collision meshes to a uniform triangulation).
     pub fn from_mesh(v: Vec<Vector3<f64>>, t: Vec<[usize; 3]>, kernel: Kernel, radius: f64) -> RigidSurface {
         let (v, t, parents) = refine(v, t, radius);
-        let normals = vertex_normals(&v, &t);
+        let faces: Vec<Vector3<f64>> =
+            t.iter().map(|f| (v[f[1]] - v[f[0]]).cross(&(v[f[2]] - v[f[0]])).normalize()).collect();
+        let normals = angle_weighted_normals(&v, &t, &faces);
         let q: Vec<f64> = v.iter().flat_map(|x| [x.x, x.y, x.z]).collect();
         let field = ImplicitSurface::new(t, kernel, radius, &q);
         RigidSurface { q, field, parents, velocity: Vec::new(), exact: None, normals }
@@ -141,50 +145,13 @@ impl RigidSurface {
     ) -> Option<(f64, Vector3<f64>)> {
         let local = rotation.transpose() * (x - center);
         if let Some(shape) = &self.exact {
-            return exact_distance(shape, &local).map(|(d, n)| (d, rotation * n));
+            return Distance::of(shape).nearest(&local).map(|(d, n)| (d, rotation * n));
         }
         let (psi, g) = self.field.potential_gradient(&self.q, [local.x, local.y, local.z])?;
         let g = Vector3::from(g);
         let n = g.norm();
         (n > 0.0 && n.is_finite()).then(|| (psi / n, rotation * (g / n)))
     }
-}
-
-/// The exact signed distance and outward unit normal of an analytic shape or a non-convex mesh
-/// at body-frame point `p` (the colliders' [`local_sdf`]; the capsule's from its axis segment;
-/// the mesh's from its nearest feature and pseudo-normal); `None` for a convex hull, which keeps
-/// its MLS field.
-fn exact_distance(shape: &RigidShape, p: &Vector3<f64>) -> Option<(f64, Vector3<f64>)> {
-    let collider = match *shape {
-        RigidShape::Box { half } => Shape::Box { half: half.into() },
-        RigidShape::Sphere { radius } => Shape::Sphere { radius },
-        RigidShape::Cylinder { radius, half_length } => Shape::Cylinder { radius, half_length },
-        RigidShape::Capsule { radius, half_length } => {
-            let off = p - Vector3::new(0.0, 0.0, p.z.clamp(-half_length, half_length));
-            let r = off.norm();
-            // On the axis every direction is a normal; pick +x (measure-zero case).
-            return Some(if r > 0.0 { (r - radius, off / r) } else { (-radius, Vector3::x()) });
-        }
-        RigidShape::NonConvex(ref mesh) => return mesh.closest(p, f64::INFINITY).map(|c| (c.distance, c.normal)),
-        RigidShape::ConvexMesh(_) => return None,
-    };
-    let (d, n) = local_sdf(&collider, [p.x, p.y, p.z]);
-    Some((d, Vector3::from(n)))
-}
-
-/// Angle-weighted vertex normals of a closed, outward-oriented triangle mesh (a vertex of no
-/// triangle, or of a degenerate fan, gets zero).
-fn vertex_normals(v: &[Vector3<f64>], t: &[[usize; 3]]) -> Vec<Vector3<f64>> {
-    let mut n = vec![Vector3::zeros(); v.len()];
-    for tri in t {
-        let face = (v[tri[1]] - v[tri[0]]).cross(&(v[tri[2]] - v[tri[0]]));
-        let Some(face) = face.try_normalize(0.0) else { continue };
-        for k in 0..3 {
-            let (a, b, c) = (v[tri[k]], v[tri[(k + 1) % 3]], v[tri[(k + 2) % 3]]);
-            n[tri[k]] += face * (b - a).angle(&(c - a));
-        }
-    }
-    n.into_iter().map(|x| x.try_normalize(0.0).unwrap_or_else(Vector3::zeros)).collect()
 }
 
 /// Split every triangle with an edge longer than `max_edge` into four at its edge midpoints,
