@@ -50,12 +50,25 @@ pub struct ObjectCholesky {
     /// Per dof: its block and its index in that block's local order.
     block_of: Vec<usize>,
     local: Vec<usize>,
+    /// Per dof: its component (object), numbered in the order of their smallest dofs.
+    component: Vec<usize>,
+    components: usize,
 }
 
 impl ObjectCholesky {
     /// Number of blocks (groups of objects).
     pub fn blocks(&self) -> usize {
         self.blocks.len()
+    }
+
+    /// Number of components (objects): a block may hold several.
+    pub fn components(&self) -> usize {
+        self.components
+    }
+
+    /// The component of a dof.
+    pub fn component(&self, dof: usize) -> usize {
+        self.component[dof]
     }
 
     /// Whether the blocks leave out entries of the matrix (then a solve with them is not exact).
@@ -131,6 +144,18 @@ impl ObjectCholesky {
                 }
             }
         }
+        let mut number = vec![usize::MAX; n];
+        self.components = 0;
+        self.component = (0..n)
+            .map(|d| {
+                let root = sets.find(d);
+                if number[root] == usize::MAX {
+                    number[root] = self.components;
+                    self.components += 1;
+                }
+                number[root]
+            })
+            .collect();
         let groups = group_components(&mut sets, n);
         let mut group_of = vec![0usize; n];
         let mut local = vec![0usize; n];

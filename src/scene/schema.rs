@@ -1128,8 +1128,9 @@ pub struct NonsmoothSpec {
     /// needs `solver: Admm`).
     #[serde(default)]
     pub nodal_integrator: NodalIntegratorSpec,
-    /// Rigid bodies: solve each island (contacts sharing no dynamic body) as its own problem, in
-    /// parallel; `false` solves one problem for all contacts.
+    /// Solve each island (contacts sharing no dynamic body) as its own problem, in parallel;
+    /// `false` solves one problem for all contacts. Rigid steps, and nodal steps (solids,
+    /// reduced bodies, cloth, rods) under a solver of the Delassus form (not `Admm`, `NlIca`).
     #[serde(default = "yes")]
     pub islands: bool,
     /// Rigid-body contact steps: write 002's diagnostics to stats.csv (`lcp_residual`,

@@ -157,7 +157,7 @@ pub fn solve(
 /// One report for the islands' reports: converged when all are; the relative error is the
 /// largest island's, the absolute one the whole problem's (the islands' in quadrature); the
 /// solver is the islands' if they all name one (under `VelocityAdmm` small islands are `auto`'s).
-fn join(reports: Vec<Result<SolveReport, String>>, islands: usize, start: Instant) -> SolveReport {
+pub(super) fn join(reports: Vec<Result<SolveReport, String>>, islands: usize, start: Instant) -> SolveReport {
     let mut failed = 0;
     let mut worst = String::new();
     let (mut iterations, mut rel, mut abs_sq) = (0, 0.0f64, 0.0);

@@ -21,6 +21,7 @@ pub mod assemble;
 mod attached;
 pub mod detect;
 mod drilling;
+mod global_islands;
 pub mod islands;
 mod joint_map;
 pub mod joints;
