@@ -16,9 +16,8 @@ pub enum FclibCommand {
         /// Problem file: FCLib HDF5 or its plain-text copy (detected from the content).
         file: PathBuf,
         /// Solver: auto (default: Gauss–Seidel while its rate promises to finish within 50
-        /// sweeps, then FB Newton on problems of at most 600 unknowns and the proximal point
-        /// method where FB stalls, then the local ADMM, then FB Newton if needed), gs, fb, prox
-        /// (003's PROX Gauss–Seidel),
+        /// sweeps, then FB Newton on problems of at most 600 unknowns, then the local ADMM, then
+        /// FB Newton if needed), gs, fb, prox (003's PROX Gauss–Seidel),
         /// prox-point (proximal point around FB Newton), admm-local, pgs-lcp, pgs-polygon (003's
         /// polygon inscribed in the friction ellipse), lemke, reg-lcp and sqp
         /// (002's baselines on the Stewart–Trinkle LCP, 8 samples), sp (staggered

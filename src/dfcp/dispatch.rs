@@ -96,9 +96,6 @@ const AUTO_GS_CHUNK: usize = 8;
 /// Newton steps `auto` gives FB Newton on a small problem before it turns to the ADMM (on
 /// BoxesStack it needs 46 from zero).
 const AUTO_FB_STEPS: usize = 100;
-/// Inner Newton steps `auto` gives the proximal point method where FB Newton stalled (a
-/// stool's rest on 100 redundant contacts takes 65 to 475).
-const AUTO_PROX_POINT_STEPS: usize = 1000;
 
 /// Robust default, in stages, each warm-started from the last:
 /// 1. block Gauss–Seidel: the cheapest method, and enough on easy problems (PerioBox 34 sweeps,
@@ -111,9 +108,6 @@ const AUTO_PROX_POINT_STEPS: usize = 1000;
 ///    are dense LUs of a fraction of a millisecond), Fischer–Burmeister Newton for up to
 ///    `AUTO_FB_STEPS` steps, once more from zero if it fails from a warm start: BoxesStack 6.8 ms against 10.5 ms for the ADMM, and the box-stack
 ///    scene's steps 0.08 against 0.12 ms (card house and capsule hopper unchanged);
-///    where FB stalls from both starts, the proximal point method (FB Newton on `W + αI`) for
-///    up to `AUTO_PROX_POINT_STEPS` Newton steps: a singular `W` (many contacts on few
-///    unknowns) has FB stationary points that its regularisation removes;
 /// 3. the local ADMM where that did not finish: it converges on every shared problem, in tens
 ///    to a few thousand iterations (KaplasTower 40, Capsules 307, BoxesStack 1947 from a cold
 ///    start; RockPile 3.3M), where GS needs thousands of sweeps (KaplasTower 1056, Capsules
@@ -174,21 +168,6 @@ pub fn auto(p: &LocalProblem, r: &mut [f64], u: &mut [f64], opts: &SolverOptions
                 let message = format!("{probe} then fb{again}: {}", fb.message);
                 return done(fb, used, message);
             }
-        }
-        // Where FB stalls from both starts, `W` is often singular: a reduced stool coming to rest
-        // on the 100 contacts of its feet (W 300 x 300 of rank 18) stalls FB at 1.1e-6 and
-        // the ADMM at 1.4e-5 after 10,000 iterations, where the proximal point method's inner
-        // Newton solves on `W + αI` are regular (8 outer iterations, 65-475 Newton steps).
-        let pp = prox_point::solve(
-            p,
-            r,
-            u,
-            &SolverOptions { max_iter: AUTO_PROX_POINT_STEPS.min(opts.max_iter - used), ..rest(used) },
-        );
-        used += pp.iterations;
-        if pp.converged || out_of_budget(used) {
-            let message = format!("{probe} then fb, then prox-point: {}", pp.message);
-            return done(pp, used, message);
         }
     }
     if cold {

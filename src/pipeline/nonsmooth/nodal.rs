@@ -141,6 +141,17 @@ fn by_delassus(
         global_error(&scaled, &r_scaled, v)
     };
     let mut rep = super::solve_scaled(solver, &red.local, &scaling, r, &mut u, &local);
+    if !rep.converged && solver == DfcpSolverSpec::Auto {
+        // Many contacts on few unknowns make `W` singular: a reduced stool coming to rest on the
+        // 100 contacts of its feet (W 300 x 300 of rank 18) stalls FB Newton at 1.1e-6 from both
+        // starts and the local ADMM at 1.4e-5 after 10,000 iterations. The proximal point
+        // method's inner Newton solves on `W + αI` are regular there (8 outer iterations, 65 to
+        // 475 Newton steps, from zero). Kept out of `auto` itself: in a rigid capsule funnel it
+        // took steps that `auto` had failed and flung a capsule out at 110 m/s.
+        let pp = super::solve_scaled(DfcpSolverSpec::ProximalPoint, &red.local, &scaling, r, &mut u, &local);
+        let message = format!("{}; then prox-point: {}", rep.message, pp.message);
+        rep = crate::dfcp::solver::SolveReport { iterations: rep.iterations + pp.iterations, message, ..pp };
+    }
     red.velocity(g, r, v);
     let mut e = error(r, v);
     // The two measures are scaled differently; tighten once more (from where it stopped) if the
