@@ -92,6 +92,20 @@ impl std::fmt::Display for SolveReport {
 }
 
 impl SolveReport {
+    /// The report of a problem without contacts: nothing to solve, converged exactly.
+    pub fn no_contacts() -> SolveReport {
+        SolveReport {
+            solver: "none",
+            converged: true,
+            iterations: 0,
+            residual_abs: 0.0,
+            residual_rel: 0.0,
+            time: Duration::ZERO,
+            message: "no contacts".into(),
+            prox: None,
+        }
+    }
+
     /// The report of a finished local solve. This is the one place where "converged" is decided:
     /// the final iterate's measured error against the tolerance, never the solver's own belief.
     /// `reason` says why iterating stopped when it did not converge; `details` are statistics.

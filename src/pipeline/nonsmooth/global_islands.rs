@@ -196,16 +196,7 @@ mod tests {
             let red = crate::dfcp::global_reduction::Reduced::new(p)?;
             let mut u = vec![0.0; r.len()];
             let rep = match p.nc() {
-                0 => SolveReport {
-                    solver: "none",
-                    converged: true,
-                    iterations: 0,
-                    residual_abs: 0.0,
-                    residual_rel: 0.0,
-                    time: std::time::Duration::ZERO,
-                    message: String::new(),
-                    prox: None,
-                },
+                0 => SolveReport::no_contacts(),
                 _ => crate::dfcp::fb_newton::solve(&red.local, r, &mut u, &opts),
             };
             red.velocity(p, r, v);

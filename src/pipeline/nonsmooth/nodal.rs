@@ -112,20 +112,9 @@ fn by_delassus(
 ) -> anyhow::Result<crate::dfcp::solver::SolveReport> {
     let red = Reduced::new(g)?;
     if g.nc() == 0 {
-        red.velocity(g, r, v);
         // No contact: nothing to solve but the velocities, exactly.
-        let time = std::time::Duration::ZERO;
-        let message = "no contacts".into();
-        return Ok(crate::dfcp::solver::SolveReport {
-            solver: "none",
-            converged: true,
-            iterations: 0,
-            residual_abs: 0.0,
-            residual_rel: 0.0,
-            time,
-            message,
-            prox: None,
-        });
+        red.velocity(g, r, v);
+        return Ok(crate::dfcp::solver::SolveReport::no_contacts());
     }
     let mut u = vec![0.0; r.len()];
     // The local error bounds the global natural-map part; the equation part is at round-off
