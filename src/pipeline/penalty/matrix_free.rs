@@ -11,6 +11,7 @@
 use super::PenaltyPipeline;
 use super::contacts::Stencil;
 use super::newton::{NewtonOutcome, StageProblem};
+use super::node_blocks::NodeBlocks;
 use super::stiffness_cholesky::{StiffnessCholesky, chooses_cholesky};
 use super::system::{StageSystem, System};
 use crate::contact::kernel::{collider_force, collider_linearized, triangle_force, triangle_linearized};
@@ -19,7 +20,7 @@ use crate::linalg::bicgstab::Bicgstab;
 use crate::model::{Model, node_arr};
 use crate::pipeline::StepStats;
 use crate::scene::schema::IterativePreconditioner;
-use nalgebra::{DMatrixView, Matrix3, SMatrix};
+use nalgebra::{DMatrixView, Matrix3};
 use num_dual::Dual64;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -36,6 +37,9 @@ fn dual(x: [f64; 3], dx: [f64; 3]) -> [Dual64; 3] {
 pub struct MatrixFree {
     /// The direction on every DOF (kinematic ones 0).
     direction: Vec<f64>,
+    /// The elements' stiffness as node blocks where the preconditioner computes their Hessians
+    /// anyway (block Jacobi); then `elem_product` and `linearized` stay empty.
+    blocks: Option<NodeBlocks>,
     /// Per element: the elastic Hessian times `dq_dv p` (12 entries).
     elem_product: Vec<[f64; 12]>,
     /// Per element: ∂P/∂F at `linearized_at` where it has a product form (`Element::linearize`):
@@ -51,10 +55,9 @@ pub struct MatrixFree {
     f_dual: Vec<Dual64>,
 }
 
-/// The block-Jacobi preconditioner: per element its Hessian's four 3×3 diagonal blocks, per node
-/// the inverse of its 3×3 diagonal block of J.
+/// The block-Jacobi preconditioner: per node the inverse of its 3×3 diagonal block of J, the
+/// stiffness part read from the products' node blocks.
 pub struct BlockJacobi {
-    elem_blocks: Vec<[Matrix3<f64>; 4]>,
     inverse: Vec<Matrix3<f64>>,
 }
 
@@ -66,9 +69,21 @@ pub enum Preconditioner {
 
 impl Preconditioner {
     /// Ready for the Newton iterate at `q`, `v`; `fresh` at a solve's first iteration.
-    fn prepare(&mut self, sys: &System, model: &Model, stage: &StageSystem, q: &[f64], v: &[f64], fresh: bool) {
+    #[allow(clippy::too_many_arguments)]
+    fn prepare(
+        &mut self,
+        sys: &System,
+        model: &Model,
+        stage: &StageSystem,
+        q: &[f64],
+        v: &[f64],
+        fresh: bool,
+        blocks: Option<&NodeBlocks>,
+    ) {
         match self {
-            Preconditioner::BlockJacobi(b) => b.build(sys, model, stage, q, v),
+            Preconditioner::BlockJacobi(b) => {
+                b.build(sys, model, stage, q, v, blocks.expect("block Jacobi's products hold node blocks"))
+            }
             Preconditioner::Cholesky(c) => c.prepare(sys, model, stage, q, v, fresh),
         }
     }
@@ -91,21 +106,21 @@ pub struct IterativeSolver {
 
 impl IterativeSolver {
     pub fn new(model: &Model, system: &System, kind: IterativePreconditioner) -> IterativeSolver {
-        let block_jacobi = || {
-            Preconditioner::BlockJacobi(BlockJacobi {
-                elem_blocks: vec![[Matrix3::zeros(); 4]; system.elems.len()],
-                inverse: vec![Matrix3::zeros(); model.node_count()],
-            })
-        };
         // The symbolic analysis cannot fail on a pattern with its whole diagonal; block Jacobi
         // stands in if it ever does.
-        let preconditioner = match chooses_cholesky(model, system, kind) {
-            true => StiffnessCholesky::new(system)
-                .map_or_else(|_| block_jacobi(), |c| Preconditioner::Cholesky(Box::new(c))),
-            false => block_jacobi(),
+        let cholesky = match chooses_cholesky(model, system, kind) {
+            true => StiffnessCholesky::new(system).ok(),
+            false => None,
+        };
+        // Block Jacobi computes every element's Hessian at each Newton iterate: kept as node
+        // blocks, they serve the products too.
+        let node_blocks = cholesky.is_none();
+        let preconditioner = match cholesky {
+            Some(c) => Preconditioner::Cholesky(Box::new(c)),
+            None => Preconditioner::BlockJacobi(BlockJacobi { inverse: vec![Matrix3::zeros(); model.node_count()] }),
         };
         IterativeSolver {
-            products: MatrixFree::new(model, system),
+            products: MatrixFree::new(model, system, node_blocks),
             preconditioner,
             krylov: Bicgstab::new(system.n_free),
         }
@@ -113,18 +128,29 @@ impl IterativeSolver {
 }
 
 impl MatrixFree {
-    pub fn new(model: &Model, system: &System) -> MatrixFree {
+    /// Products by `node_blocks` or element by element.
+    pub fn new(model: &Model, system: &System, node_blocks: bool) -> MatrixFree {
         let n = model.dof_count();
         let zoned = model.volume_zones().next().is_some();
+        let per_elem = if node_blocks { 0 } else { system.elems.len() };
         MatrixFree {
             direction: vec![0.0; n],
-            elem_product: vec![[0.0; 12]; system.elems.len()],
-            linearized: vec![None; system.elems.len()],
+            blocks: node_blocks.then(|| NodeBlocks::new(model.node_count(), &system.elem_nodes)),
+            elem_product: vec![[0.0; 12]; per_elem],
+            linearized: vec![None; per_elem],
             linearized_at: Vec::new(),
             d_body: vec![0.0; n],
             d_contact: vec![0.0; n],
             q_dual: if zoned { vec![Dual64::from(0.0); n] } else { Vec::new() },
             f_dual: if zoned { vec![Dual64::from(0.0); n] } else { Vec::new() },
+        }
+    }
+
+    /// Ready for products at `q`: the node blocks assembled there, or the elements' ∂P/∂F.
+    fn prepare(&mut self, sys: &System, model: &Model, stage: &StageSystem, q: &[f64]) {
+        match &mut self.blocks {
+            Some(b) => b.assemble(&sys.elems, model, q, stage.dq_dv, &sys.damping_k),
+            None => self.linearize(sys, model, q),
         }
     }
 
@@ -153,35 +179,20 @@ impl MatrixFree {
         p_free: &[f64],
         out: &mut [f64],
     ) {
-        self.linearize(sys, model, q);
+        self.prepare(sys, model, stage, q);
         let full = &mut *self.direction;
         for (dof, &fi) in sys.free.iter().enumerate() {
             full[dof] = if fi == usize::MAX { 0.0 } else { p_free[fi] };
         }
         let (full, dq_dv) = (&*full, stage.dq_dv);
-        // Elastic Hessian times dq_dv p, per element in parallel.
-        let elems = sys.elems.par_iter().zip(sys.elem_nodes.par_iter()).zip(self.linearized.par_iter());
-        self.elem_product.par_iter_mut().zip(elems).for_each(|(hp, ((el, nodes), lin))| {
-            let dq = nodes.map(|i| node_arr(full, i).map(|d| dq_dv * d));
-            *hp = el.hessian_product(model, q, lin.as_ref(), &dq);
-        });
         let force = &mut *self.d_body;
-        for (dof, f) in force.iter_mut().enumerate() {
-            // -d f_body: mass-proportional damping here, elastic and stiffness damping below.
-            *f = -sys.node_alpha[dof / 3] * model.node_mass[dof / 3] * full[dof];
+        match &self.blocks {
+            Some(blocks) => blocks.product(full, force),
+            None => elements_product(sys, model, dq_dv, q, &self.linearized, &mut self.elem_product, full, force),
         }
-        for (k, el) in sys.elems.iter().enumerate() {
-            let nodes = sys.elem_nodes[k];
-            let beta = el.beta(model);
-            let kp = if beta > 0.0 {
-                let pe = nalgebra::SVector::<f64, 12>::from_fn(|r, _| full[3 * nodes[r / 3] + r % 3]);
-                sys.damping_k[k] * pe * beta
-            } else {
-                nalgebra::SVector::zeros()
-            };
-            for r in 0..12 {
-                force[3 * nodes[r / 3] + r % 3] -= self.elem_product[k][r] + kp[r];
-            }
+        for (dof, f) in force.iter_mut().enumerate() {
+            // -d f_body: the elastic and stiffness-damping part above, mass-proportional damping here.
+            *f = -*f - sys.node_alpha[dof / 3] * model.node_mass[dof / 3] * full[dof];
         }
         if !self.q_dual.is_empty() {
             // The volume force π(V) ∇V differentiated whole: its dense rank-one part comes free.
@@ -247,30 +258,60 @@ impl MatrixFree {
     }
 }
 
+/// `out = Σ_e (dq_dv H_e + β_e D_e) p` element by element: the Hessian products by `linearized`
+/// where given (tetrahedra), else by forward-mode AD, in parallel, then added serially.
+#[allow(clippy::too_many_arguments)]
+fn elements_product(
+    sys: &System,
+    model: &Model,
+    dq_dv: f64,
+    q: &[f64],
+    linearized: &[Option<StressLinearization>],
+    elem_product: &mut [[f64; 12]],
+    full: &[f64],
+    out: &mut [f64],
+) {
+    let elems = sys.elems.par_iter().zip(sys.elem_nodes.par_iter()).zip(linearized.par_iter());
+    elem_product.par_iter_mut().zip(elems).for_each(|(hp, ((el, nodes), lin))| {
+        let dq = nodes.map(|i| node_arr(full, i).map(|d| dq_dv * d));
+        *hp = el.hessian_product(model, q, lin.as_ref(), &dq);
+    });
+    out.iter_mut().for_each(|f| *f = 0.0);
+    for (k, el) in sys.elems.iter().enumerate() {
+        let nodes = sys.elem_nodes[k];
+        let beta = el.beta(model);
+        let kp = if beta > 0.0 {
+            let pe = nalgebra::SVector::<f64, 12>::from_fn(|r, _| full[3 * nodes[r / 3] + r % 3]);
+            sys.damping_k[k] * pe * beta
+        } else {
+            nalgebra::SVector::zeros()
+        };
+        for r in 0..12 {
+            out[3 * nodes[r / 3] + r % 3] += elem_product[k][r] + kp[r];
+        }
+    }
+}
+
 impl BlockJacobi {
     /// Inverses of the 3×3 diagonal blocks of `J` per node (block Jacobi), from element Hessians
     /// and the contact kernels' linearizations at `q`, `v`. A block that cannot be inverted falls
     /// back to the inverse of its diagonal.
-    pub fn build(&mut self, sys: &System, model: &Model, stage: &StageSystem, q: &[f64], v: &[f64]) {
+    pub fn build(
+        &mut self,
+        sys: &System,
+        model: &Model,
+        stage: &StageSystem,
+        q: &[f64],
+        v: &[f64],
+        node_blocks: &NodeBlocks,
+    ) {
         let (bh, dq_dv) = (stage.bh, stage.dq_dv);
         let blocks = &mut self.inverse;
         for (i, b) in blocks.iter_mut().enumerate() {
             *b = Matrix3::identity() * model.node_mass[i] * (1.0 + bh.body * sys.node_alpha[i]);
         }
-        self.elem_blocks.par_iter_mut().zip(sys.elems.par_iter()).for_each(|(out, el)| {
-            // The residual was just evaluated at q, so every element is defined there.
-            let hess = el.energy_gradient_hessian(model, q).map_or_else(|_| SMatrix::zeros(), |e| e.2);
-            *out = std::array::from_fn(|a| hess.fixed_view::<3, 3>(3 * a, 3 * a).into_owned());
-        });
-        for (k, el) in sys.elems.iter().enumerate() {
-            let beta = el.beta(model);
-            for (a, &i) in sys.elem_nodes[k].iter().enumerate() {
-                let mut block = self.elem_blocks[k][a] * (bh.body * dq_dv);
-                if beta > 0.0 {
-                    block += sys.damping_k[k].fixed_view::<3, 3>(3 * a, 3 * a) * (bh.body * beta);
-                }
-                blocks[i] += block;
-            }
+        for (i, b) in blocks.iter_mut().enumerate() {
+            *b += node_blocks.diagonal(i) * bh.body;
         }
         for (k, (_, zone)) in model.volume_zones().enumerate() {
             // The rank-one term's diagonal blocks −b h a h π' g_i g_iᵀ (∇²V has zero diagonal blocks).
@@ -379,7 +420,14 @@ impl PenaltyPipeline {
             let IterativeSolver { products, preconditioner, krylov } =
                 self.iterative.get_or_insert_with(|| IterativeSolver::new(model, &self.system, spec.preconditioner));
             let (system, q) = (&self.system, &self.q);
-            preconditioner.prepare(system, model, &prob.sys, q, v, out.iterations == 0);
+            if out.iterations == 0
+                && let Some(b) = &mut products.blocks
+            {
+                b.invalidate();
+            }
+            products.prepare(system, model, &prob.sys, q);
+            let blocks = products.blocks.as_ref();
+            preconditioner.prepare(system, model, &prob.sys, q, v, out.iterations == 0, blocks);
             // BiCGSTAB on the scaled system (W J) p = -W r, W = diag(1 / (m b h)).
             let info = krylov.solve(
                 |y, o| {

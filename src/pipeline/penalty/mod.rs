@@ -8,6 +8,7 @@ pub mod elements;
 pub mod linear_choice;
 pub mod matrix_free;
 mod newton;
+mod node_blocks;
 pub mod stiffness_cholesky;
 pub mod system;
 
