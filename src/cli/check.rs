@@ -408,8 +408,14 @@ fn lumped_mass_notes(model: &Model, s: &mut String) {
 pub fn matrix_free_memory_estimate(model: &Model, cholesky: Option<(usize, usize)>) -> usize {
     const BASELINE: usize = 14_000_000; // measured RSS of a run of a 192-tet scene
     let damping = model.solids.iter().any(|s| s.rayleigh.1 > 0.0);
-    let per_element = 8 + 96 + 96 + 288 + 184 + if damping { 1152 } else { 0 };
-    let base = BASELINE + model.element_count() * per_element + model.node_count() * 72 + model.dof_count() * 8 * 31;
+    // Per element: its entry, energy and gradient, start-of-step stiffness for damping, and
+    // either (Cholesky) its product buffer and ∂P/∂F or (block Jacobi) its slots in the node
+    // blocks; per node: block Jacobi's inverse and about 16 node blocks with their columns.
+    let products = if cholesky.is_some() { 96 + 184 } else { 64 };
+    let per_element = 8 + 104 + products + if damping { 1152 } else { 0 };
+    let per_node = if cholesky.is_some() { 0 } else { 72 + 16 * 76 };
+    let base =
+        BASELINE + model.element_count() * per_element + model.node_count() * per_node + model.dof_count() * 8 * 31;
     base + cholesky.map_or(0, |(nnz, fill)| nnz * 16 + fill * 12)
 }
 

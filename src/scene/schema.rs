@@ -1741,7 +1741,7 @@ pub fn yes() -> bool {
 /// Linear solver of the Newton steps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum LinearSolverSpec {
-    /// `Iterative` on solids soft for their mass over a step (`h² k / m` at most 120, no cloth,
+    /// `Iterative` on solids soft for their mass over a step (`h² k / m` at most 600, no cloth,
     /// no volume penalty) where `preconditioner` gives block Jacobi; `Gmres` elsewhere.
     /// `fricsim check` says which (`pipeline::penalty::linear_choice`).
     #[default]

@@ -12,14 +12,15 @@ use crate::model::Model;
 use crate::scene::schema::{LinearSolverSpec, NewtonSpec};
 
 /// `Auto` goes matrix-free for solids (no cloth, no volume penalty) with `h² k / m` at most this,
-/// where `newton.preconditioner` gives them block Jacobi. Measured on 2 cores, s/step `Gmres`
-/// against `Iterative`, the same Newton iterations within 4 %: the 1 m ramp block at 6000 tets,
-/// ratio 27: 0.064 against 0.028; the same block at E × 5.5 (ratio 150): 0.059 against 0.057
-/// (even); E × 11 (300): 0.046 against 0.069; E × 22 (600): 0.043 against 0.078. Larger blocks
-/// favour matrix-free more, their factors filling in: 48000 tets at ratio 114, 3.54 against 0.66
-/// s/step (`scripts/perf_penalty_solvers.sh`). The bound sits below the 6000-tet block's
+/// where `newton.preconditioner` gives them block Jacobi. Measured on 2 cores at 252a965 (block
+/// Jacobi's products by node blocks), s/step `Gmres` against `Iterative` over 20 steps of the
+/// 1 m ramp block at 6000 tets: E × 5.5 (ratio 150) 0.070 against 0.033; E × 11 (300) 0.060
+/// against 0.039; E × 22 (600) 0.054 against 0.048; E × 44 (1200) 0.048 against 0.053; E × 88
+/// (2400) 0.045 against 0.055. Larger blocks favour matrix-free more, their factors filling in:
+/// 48000 tets at ratio 114, 3.54 against 0.66 s/step (`scripts/perf_penalty_solvers.sh`, before
+/// the node blocks). The bound sits at the last ratio measured below the 6000-tet block's
 /// break-even.
-pub const MATRIX_FREE_RATIO: f64 = 120.0;
+pub const MATRIX_FREE_RATIO: f64 = 600.0;
 
 /// Whether `newton` runs matrix-free on `model` (`Iterative` always, `Gmres` and `Lu` never,
 /// `Auto` by the rule above). The volume penalty stays assembled under `Auto`: its

@@ -43,7 +43,12 @@ pub const REFRESH_AFTER: usize = 10;
 /// mass dominates, block Jacobi is nearly exact and the Cholesky only adds its cost. Measured on 2
 /// cores (ratio; s/step Cholesky against block Jacobi): the tube bend 944 (0.088 against 0.31),
 /// `flat_stop`'s 0.1 m block 23 (0.0017 against 0.0060), the 1 m ramp block at 1296 tets 9.3
-/// (0.0186 against 0.0094).
+/// (0.0186 against 0.0094). Since block Jacobi's products go by node blocks (252a965), the
+/// same (s/frame or s/step): the tube bend even (1.01 and 1.42 against 1.13 and 1.26 at μ 0.2
+/// and 0.8), `cloth_drape` 220 0.023 against 0.031, `block_on_cloth` 0.0115 against 0.0183, and
+/// `flat_stop` 0.0018 against 0.0014, now block Jacobi's. The bound stays: under `Auto` the
+/// linear solver follows it, and the assembled `Gmres` beats both on such small blocks
+/// (`flat_stop` 0.0010).
 pub const STIFF_RATIO: f64 = 15.0;
 
 /// ... and only while its factor holds at most this many entries per entry of `P`: a large 3D
