@@ -734,7 +734,8 @@ fn hinge_matches_finite_differences() {
             );
             let step = if name == "nearly flat" { H_NEAR_REST } else { H };
             check_fd(&tag, step, &q, |q| el.energy(k, &v3s(q)), |q| el.energy_gradient(k, &v3s(q)).1, &h);
-            // The kernel's Hessian is AD in 9 reduced variables mapped back; AD in all 12 DOFs
+            // The kernel's Hessian is forward-mode AD of the hand gradient in 9 reduced variables,
+            // mapped back; second-order AD of the energy in all 12 DOFs
             // must agree to round-off.
             let (_, _, h12) =
                 hessian(|v: SVector<Dual2SVec64<12>, 12>| el.energy_generic(k, &std::array::from_fn(|i| v[i])), &q);

@@ -21,11 +21,11 @@
 //! Normalizing n1, n2 is unnecessary since atan2 only needs the ratio.
 //!
 //! # Derivatives
-//! The gradient is hand-derived ([`angle_gradient`], Bridson et al. 2003). The exact Hessian is
-//! second-order forward-mode AD of the energy (`Dual2SVec64<9>` in the 9 translation-invariant
-//! variables x1 − x0, x2 − x0, x3 − x0, mapped back exactly): the
-//! hand-derived one (Tamstorf & Grinspun 2013) is long; both are checked against finite
-//! differences. Cost: `benches/thin.rs`.
+//! The gradient is hand-derived ([`angle_gradient`], Bridson et al. 2003). The exact Hessian
+//! `2 k w (∇θ ∇θᵀ + δ ∇²θ)` takes `∇²θ` by first-order forward-mode AD of that gradient
+//! (`DualSVec64<9>` in the 9 translation-invariant variables x1 − x0, x2 − x0, x3 − x0, mapped
+//! back exactly): the hand-derived one (Tamstorf & Grinspun 2013) is long; both are checked
+//! against finite differences. Cost: `benches/thin.rs`.
 //! [`HingeElement::energy_gradient_gauss_newton`] is the cheap PSD alternative for projected
 //! Newton: with δ = θ − θ̄, ∇E = 2 k w δ ∇θ exactly and H ≈ 2 k w ∇θ ∇θᵀ (drops 2 k w δ ∇²θ,
 //! exact at rest), hand-derived.
@@ -37,8 +37,9 @@
 //! w, and Σ_e 3|ē|²/(Ā_1 + Ā_2) θ² = 3 ∫ κ² dA. Discrete shells are mesh dependent: bending across
 //! the edges of a grid gives a different constant (see `tests/thin_energy_fd.rs`).
 
+use nalgebra::Const;
 use nalgebra::{SMatrix, SVector, Vector3};
-use num_dual::{Dual2SVec64, hessian};
+use num_dual::{Derivative, DualSVec64};
 
 use crate::contact::vec3::{Scalar, V3, cross, dot, norm, scale};
 
@@ -182,34 +183,39 @@ impl HingeElement {
         self.angle_change_generic(&flat(x))
     }
 
-    /// Energy, gradient and 12×12 Hessian (second-order AD). With `project_psd` the Hessian is
-    /// replaced by its nearest PSD matrix: the hinge Hessian is indefinite whenever θ ≠ θ̄
-    /// (the δ ∇²θ term).
+    /// Energy, gradient and 12×12 Hessian `2 k w (∇θ ∇θᵀ + δ ∇²θ)`, with `∇²θ` by one
+    /// forward-mode pass (9 directions: θ depends on the positions relative to node 0) over the
+    /// hand-derived `∇θ`, where second-order AD of the energy carried 90 numbers per operation.
+    /// With `project_psd` the Hessian is replaced by its nearest PSD matrix: the hinge Hessian is
+    /// indefinite whenever θ ≠ θ̄ (the δ ∇²θ term).
     pub fn energy_gradient_hessian(
         &self,
         k: f64,
         x: &[Vector3<f64>; 4],
         project_psd: bool,
     ) -> (f64, SVector<f64, 12>, SMatrix<f64, 12, 12>) {
+        let q = flat(x);
+        let seeded: [DualSVec64<9>; 12] = std::array::from_fn(|i| {
+            let mut d = DualSVec64::<9>::from_re(q[i]);
+            if i >= 3 {
+                d.eps = Derivative::derivative_generic(Const::<9>, Const::<1>, i - 3);
+            }
+            d
+        });
+        let dg = angle_gradient_generic(&seeded);
+        let grad = SVector::<f64, 12>::from_fn(|i, _| dg[i].re);
+        let d = self.angle_change(x);
         let kw = k * self.weight;
-        let (e, gz, hz) = hessian(
-            |v: SVector<Dual2SVec64<9>, 9>| {
-                let d = self.angle_change_reduced(&std::array::from_fn(|i| v[i]));
-                d * d * kw
-            },
-            &SVector::from(reduce(&flat(x))),
-        );
-        let g = expand_gradient(&gz);
-        // H = Tᵀ H_z T: expand the columns, then the rows.
-        let mut half = SMatrix::<f64, 9, 12>::zeros();
-        for r in 0..9 {
-            let row = SVector::<f64, 9>::from_fn(|c, _| hz[(r, c)]);
-            half.set_row(r, &expand_gradient(&row).transpose());
+        // Row r of ∇²θ: ∂(∇θ)_r/∂z mapped back to the 12 positions.
+        let mut h = grad * grad.transpose();
+        for (r, g) in dg.iter().enumerate() {
+            let row = expand_gradient(&g.eps.unwrap_generic(Const::<9>, Const::<1>));
+            h.set_row(r, &(h.row(r) + row.transpose() * d));
         }
-        let mut h = SMatrix::<f64, 12, 12>::zeros();
-        for c in 0..12 {
-            h.set_column(c, &expand_gradient(&half.column(c).into_owned()));
-        }
+        // ∇²θ is symmetric; its forward-mode columns are so to round-off, made exactly so here.
+        let mut h = (h + h.transpose()) * kw;
+        let e = kw * d * d;
+        let g = grad * (2.0 * kw * d);
         if project_psd {
             crate::energy::project_psd(&mut h);
         }
