@@ -58,21 +58,7 @@ fn compare(name: &str, overrides: &[&str], steps: usize, lagged: bool) -> (f64, 
         assembled.iter_mut().zip(u).for_each(|(a, ui)| *a += ui * wp);
     }
     let scale = assembled.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    let mut diff = 0.0f64;
-    // The elements' part both ways: held as node blocks, and element by element.
-    for node_blocks in [false, true] {
-        let mut product = vec![0.0; n];
-        MatrixFree::new(model, &sys, node_blocks).jacobian_product(
-            &sys,
-            model,
-            &stage,
-            &state.q,
-            &state.v,
-            &p,
-            &mut product,
-        );
-        diff = assembled.iter().zip(&product).fold(diff, |m, (a, b)| m.max((a - b).abs()));
-    }
+    let diff = largest_product_difference(model, &sys, &stage, &state.q, &state.v, &p, &assembled);
     // Central differences of the residual itself along (q, v) + t (dq_dv p, p), the contact set
     // (stencils and features) held: checks that both products are the residual's derivative.
     let mut full = vec![0.0; model.dof_count()];
@@ -94,6 +80,24 @@ fn compare(name: &str, overrides: &[&str], steps: usize, lagged: bool) -> (f64, 
     println!("{name}: finite differences of the residual vs assembled J p: {fd:.2e}");
     assert!(fd < FD_TOLERANCE, "{name}: J p is not the residual's derivative ({fd:e})");
     (diff / scale, contacts)
+}
+
+/// The largest entry of `J p − assembled` over both ways of taking the elements' part of the
+/// matrix-free product: held as node blocks, and element by element.
+fn largest_product_difference(
+    model: &fricsim::model::Model,
+    sys: &System,
+    stage: &StageSystem,
+    q: &[f64],
+    v: &[f64],
+    p: &[f64],
+    assembled: &[f64],
+) -> f64 {
+    [false, true].iter().fold(0.0f64, |diff, &node_blocks| {
+        let mut product = vec![0.0; p.len()];
+        MatrixFree::new(model, sys, node_blocks).jacobian_product(sys, model, stage, q, v, p, &mut product);
+        assembled.iter().zip(&product).fold(diff, |m, (a, b)| m.max((a - b).abs()))
+    })
 }
 
 /// Central differences with step 1e-6 on O(1) quantities: truncation ~1e-12 relative times the
@@ -288,20 +292,7 @@ fn volume_penalty_products_match_the_exact_jacobian() {
     let wp: f64 = w.iter().zip(&p).map(|(a, b)| a * b).sum();
     assembled.iter_mut().zip(u).for_each(|(a, ui)| *a += ui * wp);
     let scale = assembled.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    let mut rel = 0.0f64;
-    for node_blocks in [false, true] {
-        let mut product = vec![0.0; n];
-        MatrixFree::new(model, &sys, node_blocks).jacobian_product(
-            &sys,
-            model,
-            &stage,
-            &state.q,
-            &state.v,
-            &p,
-            &mut product,
-        );
-        rel = assembled.iter().zip(&product).fold(rel, |m, (a, b)| m.max((a - b).abs() / scale));
-    }
+    let rel = largest_product_difference(model, &sys, &stage, &state.q, &state.v, &p, &assembled) / scale;
     println!("volume penalty: relative difference {rel:.2e}");
     assert!(rel < ROUND_OFF, "{rel:e}");
 }
