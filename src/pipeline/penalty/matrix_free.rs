@@ -1,12 +1,14 @@
 //! 001's "Iterative" solver (Algorithm 2): inexact damped Newton whose linear systems are solved by
 //! BiCGSTAB with Eisenstat–Walker forcing, on Jacobian-vector products — so no Jacobian is ever
-//! assembled. Tetrahedra apply ∂P/∂F in product form, taken once per Newton iterate
-//! (`Material::stress_linearization`); the rest is forward-mode AD of the residual code itself,
-//! seeded with a direction: fixed co-rotated stress (`Material::pk1_generic`), the membrane's and
-//! hinge's `gradient_generic` and the contact kernels (`contact::kernel`). The preconditioner is a
-//! sparse Cholesky of the Jacobian's positive definite part (`stiffness_cholesky`) or, as 001 has
-//! it, block Jacobi: the 3×3 diagonal block of each free node, built element by element and
-//! contact by contact, O(nodes) memory.
+//! assembled or factored. The elements' part of a product: under block Jacobi, the node blocks
+//! (`node_blocks`) summed once per Newton iterate from the element Hessians block Jacobi needs
+//! anyway; under the Cholesky, element by element, tetrahedra applying ∂P/∂F in product form
+//! taken once per Newton iterate (`Material::stress_linearization`) and the rest by forward-mode
+//! AD of the residual code seeded with a direction (fixed co-rotated stress
+//! `Material::pk1_generic`, the membrane's and hinge's `gradient_generic`). Contacts are always
+//! forward-mode AD of their kernels (`contact::kernel`). The preconditioner is a sparse Cholesky
+//! of the Jacobian's positive definite part (`stiffness_cholesky`) or, as 001 has it, block
+//! Jacobi: the 3×3 diagonal block of each free node, from the node blocks and contact by contact.
 
 use super::PenaltyPipeline;
 use super::contacts::Stencil;
