@@ -8,13 +8,12 @@
 //! caches they replace: 15 × 9 numbers per node against 4.5 × (22 + 12 + 36) for the
 //! linearisations, products and diagonal blocks.
 
-use super::elements::Element;
+use super::elements::{Element, for_each_hessian};
 use crate::model::{Model, node};
 use nalgebra::{Matrix3, SMatrix, Vector3};
 use rayon::prelude::*;
 
-/// Elements whose Hessians are computed in parallel at a time before they are added: bounds the
-/// buffer (1.2 kB per element) without serialising the kernels.
+/// Elements whose Hessians are computed in parallel at a time ([`for_each_hessian`]).
 const CHUNK: usize = 256;
 
 /// Rows of a node's product taken together by one rayon task.
@@ -87,21 +86,16 @@ impl NodeBlocks {
         self.assembled_at.extend_from_slice(q);
         self.assembled_dq_dv = dq_dv;
         self.values.iter_mut().for_each(|b| *b = Matrix3::zeros());
-        for (c, chunk) in elems.chunks(CHUNK).enumerate() {
-            let hessians = &mut self.hessians[..chunk.len()];
-            // The residual was just evaluated at q, so every element is defined there.
-            hessians.par_iter_mut().zip(chunk.par_iter()).for_each(|(h, el)| {
-                *h = el.energy_gradient_hessian(model, q).map_or_else(|_| SMatrix::zeros(), |e| e.2)
-            });
-            for (j, (h, el)) in hessians.iter().zip(chunk).enumerate() {
-                let k = c * CHUNK + j;
-                let beta = el.beta(model);
-                let m = if beta > 0.0 { h * dq_dv + damping_k[k] * beta } else { h * dq_dv };
-                for (s, &slot) in self.slots[k].iter().enumerate() {
-                    self.values[slot as usize] += m.fixed_view::<3, 3>(3 * (s / 4), 3 * (s % 4));
-                }
+        let (values, slots) = (&mut self.values, &self.slots);
+        // The residual was just evaluated at q, so every element is defined there.
+        let hessian = |el: &Element| el.energy_gradient_hessian(model, q).map_or_else(|_| SMatrix::zeros(), |e| e.2);
+        for_each_hessian(elems, &mut self.hessians, hessian, |k, el, h| {
+            let beta = el.beta(model);
+            let m = if beta > 0.0 { h * dq_dv + damping_k[k] * beta } else { h * dq_dv };
+            for (s, &slot) in slots[k].iter().enumerate() {
+                values[slot as usize] += m.fixed_view::<3, 3>(3 * (s / 4), 3 * (s % 4));
             }
-        }
+        });
     }
 
     /// Forget the last assembly: a new step's `damping_k` may differ at the same positions.

@@ -19,6 +19,7 @@
 //! than [`REFRESH_AFTER`] iterations; between those, consecutive Jacobians differ little. Only
 //! `P` is stored (its lower triangle) with its factor, never `J`.
 
+use super::elements::for_each_hessian;
 use super::matrix_free::contact_blocks;
 use super::system::{StageSystem, System};
 use crate::energy::project_psd;
@@ -31,7 +32,6 @@ use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Side};
 use nalgebra::{Matrix3, SMatrix};
-use rayon::prelude::*;
 
 /// A BiCGSTAB solve longer than this marks the factor stale (refactored at the next Newton
 /// iteration). Measured on the tube bend (`scripts/perf_tube_bend.sh`, 2 frames), best of 5, 10,
@@ -99,8 +99,8 @@ pub fn choice(model: &Model, kind: IterativePreconditioner, sizes: impl FnOnce()
     }
 }
 
-/// Elements whose Hessians are computed in parallel at a time before they are added to `P`:
-/// bounds the buffer (1.2 kB per element) without serialising the kernels.
+/// Elements whose Hessians are computed in parallel at a time before they are added to `P`
+/// ([`for_each_hessian`]).
 const CHUNK: usize = 64;
 
 pub struct StiffnessCholesky {
@@ -210,11 +210,12 @@ impl StiffnessCholesky {
             let m = model.node_mass[i] * (1.0 + bh * sys.node_alpha[i]);
             (0..3).for_each(|k| add(3 * i + k, 3 * i + k, m));
         }
-        for (elems, nodes) in sys.elems.chunks(CHUNK).zip(sys.elem_nodes.chunks(CHUNK)) {
-            let hessians = &mut self.hessians[..elems.len()];
-            hessians.par_iter_mut().zip(elems.par_iter()).for_each(|(h, el)| *h = el.psd_hessian(model, q));
-            for ((h, el), nodes) in hessians.iter().zip(elems).zip(nodes) {
-                let coef = bh * (dq_dv + el.beta(model));
+        for_each_hessian(
+            &sys.elems,
+            &mut self.hessians,
+            |el| el.psd_hessian(model, q),
+            |k, el, h| {
+                let (nodes, coef) = (sys.elem_nodes[k], bh * (dq_dv + el.beta(model)));
                 for a in 0..12 {
                     for b in 0..12 {
                         if h[(a, b)] != 0.0 {
@@ -222,8 +223,8 @@ impl StiffnessCholesky {
                         }
                     }
                 }
-            }
-        }
+            },
+        );
         contact_blocks(sys, model, stage, q, v, |nodes, d| {
             for (n, &i) in nodes.iter().enumerate() {
                 let b = d.fixed_view::<3, 3>(3 * n, 3 * n);
