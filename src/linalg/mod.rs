@@ -9,6 +9,7 @@ pub mod newton_solver;
 pub mod object_cholesky;
 pub mod pcg;
 pub mod qp;
+pub mod row_terms;
 pub mod sparse;
 pub mod woodbury;
 

@@ -9,6 +9,7 @@
 //! Cholesky preconditioner is not good enough.
 
 use super::gmres::{Gmres, GmresInfo};
+use super::row_terms::{RowTerms, RowWoodbury, SELECT, SELECT_EXACT};
 use super::sparse::{LinearSolveError, SparseMatrix};
 use super::woodbury::Woodbury;
 use faer::linalg::solvers::SolveCore;
@@ -87,6 +88,11 @@ pub struct NewtonSolver {
     /// The values the cached LU was factored from (a checkpoint refactors them).
     lu_values: Vec<f64>,
     x: Vec<f64>,
+    /// The row terms' Woodbury correction around `factor` (cleared with it).
+    rows: RowWoodbury,
+    /// After a direct solve with row terms and no low-rank terms: the multipliers
+    /// `y_k = d_k (a_k · x)` of the rows the exact inverse took, as its small system gave them.
+    pub row_multipliers: Option<Vec<(usize, f64)>>,
     /// Relative GMRES tolerance: small enough that Newton keeps its quadratic convergence.
     pub rel_tol: f64,
     /// GMRES iterations after which the preconditioner is considered stale.
@@ -107,6 +113,8 @@ impl NewtonSolver {
             sym_values: Vec::new(),
             lu_values: Vec::new(),
             x: vec![0.0; n],
+            rows: RowWoodbury::default(),
+            row_multipliers: None,
             rel_tol: 1e-10,
             max_iterations: 20,
             direct: Direct::Off,
@@ -129,6 +137,7 @@ impl NewtonSolver {
         self.transpose = symmetric.then_some(t);
         self.sym_values = vec![0.0; p.nnz()];
         self.factor = None;
+        self.rows.clear();
         self.sym_llt = None;
         self.sym_lu = None;
         self.generation = Some(a.generation());
@@ -231,22 +240,26 @@ impl NewtonSolver {
         Ok(())
     }
 
-    fn gmres(&mut self, a: &SparseMatrix, low_rank: &[(Vec<f64>, Vec<f64>)], rhs: &[f64]) -> GmresInfo {
+    fn gmres(&mut self, a: &SparseMatrix, low_rank: &[(Vec<f64>, Vec<f64>)], rows: RowTerms, rhs: &[f64]) -> GmresInfo {
         let factor = self.factor.as_ref().expect("factor present");
-        // Precondition with the factor corrected for the low-rank terms, so that a stiff volume
-        // penalty's rank-one Jacobian does not slow GMRES down.
-        let wb = if low_rank.is_empty() { None } else { Woodbury::new(|v| factor.solve_in_place(v), low_rank) };
+        // Precondition with the factor corrected for the row terms that matter and then for the
+        // low-rank terms, so that neither a stiff volume penalty's rank-one Jacobian nor the
+        // active contacts slow GMRES down.
+        if !rows.is_empty() {
+            let n = a.pattern.n;
+            self.rows.prepare(rows, &a.diagonal(), SELECT, n, |v| factor.solve_columns(v, n));
+        }
+        let row_wb = &self.rows;
+        let solve = |v: &mut [f64]| {
+            factor.solve_in_place(v);
+            row_wb.apply(v);
+        };
+        let wb = if low_rank.is_empty() { None } else { Woodbury::new(solve, low_rank) };
         self.x.iter_mut().for_each(|v| *v = 0.0);
         self.gmres.solve(
-            |x, y| {
-                a.mul_vec(x, y);
-                for (u, w) in low_rank {
-                    let wx: f64 = w.iter().zip(x).map(|(a, b)| a * b).sum();
-                    y.iter_mut().zip(u).for_each(|(yi, ui)| *yi += ui * wx);
-                }
-            },
+            |x, y| product(a, low_rank, rows, x, y),
             |v| {
-                factor.solve_in_place(v);
+                solve(v);
                 if let Some(wb) = &wb {
                     wb.apply(low_rank, v);
                 }
@@ -258,7 +271,6 @@ impl NewtonSolver {
         )
     }
 
-    /// Solve `A x = rhs`, overwriting `rhs` with `x`.
     /// Solve `(A + Σ u wᵀ) x = rhs` in place: `A` sparse, the low-rank terms (a volume penalty's
     /// exact Jacobian) applied without forming them — in GMRES's products, or by the
     /// Sherman–Morrison–Woodbury formula around the direct factor.
@@ -268,23 +280,58 @@ impl NewtonSolver {
         low_rank: &[(Vec<f64>, Vec<f64>)],
         rhs: &mut [f64],
     ) -> Result<LinearInfo, LinearSolveError> {
+        self.solve_with_rows(a, low_rank, RowTerms::NONE, rhs)
+    }
+
+    /// Forget the row terms' cached columns: the next rows belong to a new problem (a new time
+    /// step's contacts), not to the rows the columns were solved for.
+    pub fn clear_rows(&mut self) {
+        self.rows.clear();
+    }
+
+    /// [`solve`](Self::solve) with `A + Σ u wᵀ + Σ d_k a_k a_kᵀ`, the row terms (the contacts of
+    /// an interior-point step) applied in products and by their own Woodbury correction.
+    pub fn solve_with_rows(
+        &mut self,
+        a: &SparseMatrix,
+        low_rank: &[(Vec<f64>, Vec<f64>)],
+        rows: RowTerms,
+        rhs: &mut [f64],
+    ) -> Result<LinearInfo, LinearSolveError> {
         if self.generation != Some(a.generation()) {
             self.reset_for(a);
         }
         let mut info = LinearInfo::default();
+        self.row_multipliers = None;
         if self.direct != Direct::Off {
             let f = if self.direct == Direct::Lu { self.factor_lu(a)? } else { self.factor_exact(a)? };
-            f.solve_in_place(rhs);
-            if !low_rank.is_empty() {
-                let wb = Woodbury::new(|v| f.solve_in_place(v), low_rank).ok_or(LinearSolveError::NonFinite)?;
-                wb.apply(low_rank, rhs);
+            let n = a.pattern.n;
+            let mut exact = RowWoodbury::default();
+            if !exact.prepare(rows, &a.diagonal(), SELECT_EXACT, n, |v| f.solve_columns(v, n)) {
+                return Err(LinearSolveError::NonFinite);
+            }
+            if low_rank.is_empty() && !rows.is_empty() {
+                // The multipliers from the small system, not from `d (a·x)`: see
+                // `RowWoodbury::apply_with_multipliers`.
+                f.solve_in_place(rhs);
+                self.row_multipliers = Some(exact.apply_with_multipliers(rhs));
+            } else {
+                let solve = |v: &mut [f64]| {
+                    f.solve_in_place(v);
+                    exact.apply(v);
+                };
+                solve(rhs);
+                if !low_rank.is_empty() {
+                    let wb = Woodbury::new(solve, low_rank).ok_or(LinearSolveError::NonFinite)?;
+                    wb.apply(low_rank, rhs);
+                }
             }
             info.factorizations = 1;
             return if rhs.iter().all(|v| v.is_finite()) { Ok(info) } else { Err(LinearSolveError::NonFinite) };
         }
         // 1. The cached preconditioner, if any.
         if self.factor.is_some() {
-            let g = self.gmres(a, low_rank, rhs);
+            let g = self.gmres(a, low_rank, rows, rhs);
             info.gmres_iterations += g.iterations;
             if g.converged {
                 rhs.copy_from_slice(&self.x);
@@ -301,8 +348,9 @@ impl NewtonSolver {
                 self.lu_values.clone_from(&a.values);
             }
             self.factor = Some(f);
+            self.rows.clear();
             info.factorizations += 1;
-            let g = self.gmres(a, low_rank, rhs);
+            let g = self.gmres(a, low_rank, rows, rhs);
             info.gmres_iterations += g.iterations;
             if g.converged {
                 rhs.copy_from_slice(&self.x);
@@ -313,6 +361,16 @@ impl NewtonSolver {
             return Err(LinearSolveError::NonFinite);
         }
         Err(LinearSolveError::NotConverged)
+    }
+}
+
+/// `y = (A + Σ u wᵀ + Σ d_k a_k a_kᵀ) x`.
+fn product(a: &SparseMatrix, low_rank: &[(Vec<f64>, Vec<f64>)], rows: RowTerms, x: &[f64], y: &mut [f64]) {
+    a.mul_vec(x, y);
+    rows.add_product(x, y);
+    for (u, w) in low_rank {
+        let wx: f64 = w.iter().zip(x).map(|(a, b)| a * b).sum();
+        y.iter_mut().zip(u).for_each(|(yi, ui)| *yi += ui * wx);
     }
 }
 

@@ -132,6 +132,11 @@ impl SparseMatrix {
         Ok(m)
     }
 
+    /// The diagonal (zero where the pattern has no diagonal entry).
+    pub fn diagonal(&self) -> Vec<f64> {
+        (0..self.pattern.n).map(|i| self.pattern.slot(i, i).map_or(0.0, |s| self.values[s])).collect()
+    }
+
     /// `y = A x`.
     pub fn mul_vec(&self, x: &[f64], y: &mut [f64]) {
         y.iter_mut().for_each(|v| *v = 0.0);

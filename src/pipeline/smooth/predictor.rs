@@ -24,6 +24,7 @@ use super::contacts::SmoothContact;
 use super::joints::RigidSpace;
 use super::layout::{Layout, Slot};
 use crate::linalg::newton_solver::Direct;
+use crate::linalg::row_terms::RowTerms;
 use crate::model::Model;
 use crate::pipeline::StepStats;
 use crate::pipeline::penalty::system::{EvalError, StageSystem, System};
@@ -61,14 +62,33 @@ pub struct Predictor<'a> {
     pub speed_mass: std::cell::OnceCell<Vec<f64>>,
     /// The rigid velocities the joints allow (`joints`), if any joint.
     pub joints: Option<&'a RigidSpace>,
-    /// Per contact, its normal row's coefficients on the free nodal dofs and the Jacobian slots
-    /// of their products (`Aᵀ D A`), for the pattern generation they were found in: the rows are
-    /// fixed within a solve, and finding each slot by search at every iteration was most of
-    /// the predictor's own time where a contact depends on a field's many nodes.
-    pub curvature_slots: std::cell::RefCell<Option<(u64, Vec<CurvatureBlock>)>>,
+    /// The contacts' part of `Aᵀ D A`, for the pattern generation it was found in (the rows
+    /// are fixed within a solve).
+    pub curvature_slots: std::cell::RefCell<Option<(u64, Curvature)>>,
 }
 
-/// One contact's part of `Aᵀ D A` ([`Predictor::curvature_slots`]).
+/// A contact row with more free entries than this stays out of the assembled Jacobian: its
+/// `Aᵀ D A` block would add the square of its width (a contact on a collider or a rigid body
+/// has 3; on a deformable body's implicit surface, 3 per vertex of the samples within reach,
+/// 180 on average on 000's trampoline). Not a row with a rigid body's entries: their part goes
+/// through the rigid bodies' Schur complement (`RigidBlock`), whose low-rank terms leave the
+/// exact solve without the multipliers that keep `dλ` accurate (`take_wide_multipliers`);
+/// measured, rigid bodies dropped on an elastic block then stalled at 2.8e-7 m/s.
+const WIDE_ROW: usize = 12;
+
+/// How `Aᵀ D A` enters the Newton system ([`Predictor::curvature_slots`]): a narrow row as
+/// its products' Jacobian slots (finding each by search at every iteration was most of the
+/// predictor's own time), a wide one as a rank-one term ([`RowTerms`]) of the linear solve.
+#[derive(Default)]
+pub struct Curvature {
+    /// Per contact: its narrow row's block (empty for a wide row).
+    blocks: Vec<CurvatureBlock>,
+    /// The wide rows' contacts and their rows on the free dofs.
+    wide: Vec<usize>,
+    wide_rows: Vec<Vec<(usize, f64)>>,
+}
+
+/// One narrow contact's part of `Aᵀ D A`.
 pub struct CurvatureBlock {
     coefficients: Vec<f64>,
     /// Row-major over pairs of `coefficients`.
@@ -229,10 +249,10 @@ impl Predictor<'_> {
         let generation = sys.jacobian.generation();
         let mut cache = self.curvature_slots.borrow_mut();
         if cache.as_ref().map(|c| c.0) != Some(generation) {
-            let Some(blocks) = self.curvature_blocks(sys) else { return false };
-            *cache = Some((generation, blocks));
+            let Some(curvature) = self.curvature(sys) else { return false };
+            *cache = Some((generation, curvature));
         }
-        let blocks = &cache.as_ref().expect("filled above").1;
+        let blocks = &cache.as_ref().expect("filled above").1.blocks;
         let values = &mut sys.jacobian.values;
         for (b, &dk) in blocks.iter().zip(d) {
             let m = b.coefficients.len();
@@ -245,12 +265,19 @@ impl Predictor<'_> {
         true
     }
 
-    /// Each contact's [`CurvatureBlock`], or `None` with the missing entries recorded.
-    fn curvature_blocks(&self, sys: &mut System) -> Option<Vec<CurvatureBlock>> {
+    /// The contacts' [`Curvature`], or `None` with the missing entries recorded.
+    fn curvature(&self, sys: &mut System) -> Option<Curvature> {
         let n = sys.n_free;
-        let mut blocks = Vec::with_capacity(self.contacts.len());
-        for k in self.contacts {
+        let mut c = Curvature { blocks: Vec::with_capacity(self.contacts.len()), ..Default::default() };
+        for (i, k) in self.contacts.iter().enumerate() {
+            let rigid = self.row(sys, k).any(|(f, _)| f >= n);
             let row: Vec<(usize, f64)> = self.row(sys, k).filter(|(f, _)| *f < n).collect();
+            if row.len() > WIDE_ROW && !rigid {
+                c.wide.push(i);
+                c.wide_rows.push(row);
+                c.blocks.push(CurvatureBlock { coefficients: Vec::new(), slots: Vec::new() });
+                continue;
+            }
             let mut slots = Vec::with_capacity(row.len() * row.len());
             for &(r, _) in &row {
                 for &(c, _) in &row {
@@ -260,9 +287,9 @@ impl Predictor<'_> {
                     }
                 }
             }
-            blocks.push(CurvatureBlock { coefficients: row.into_iter().map(|(_, a)| a).collect(), slots });
+            c.blocks.push(CurvatureBlock { coefficients: row.into_iter().map(|(_, a)| a).collect(), slots });
         }
-        sys.jacobian.missing.is_empty().then_some(blocks)
+        sys.jacobian.missing.is_empty().then_some(c)
     }
 
     /// Row 0 of contact `k` over the unknowns: `(index, coefficient)`.
@@ -395,6 +422,7 @@ impl Predictor<'_> {
         stats: &mut StepStats,
     ) -> PredictorOutcome {
         let vref = self.velocity_scale(model);
+        sys.linear.clear_rows();
         self.shift_free_bodies(model, v, 0.1 * vref);
         let unlifted = v.to_vec();
         self.feasible_start(model, v, 0.1 * vref);
@@ -508,12 +536,29 @@ impl Predictor<'_> {
         let base_terms = sys.low_rank.len();
         sys.low_rank.extend(rigid.schur_terms());
         let mut shift = 0.0;
+        let wide_empty = self.curvature_slots.borrow().as_ref().is_none_or(|(_, c)| c.wide.is_empty());
         let solved = loop {
             let mut x = bn.clone();
             let start = Instant::now();
-            let solved = sys.linear.solve(&sys.jacobian, &sys.low_rank, &mut x);
+            let solved = {
+                let cache = self.curvature_slots.borrow();
+                let c = &cache.as_ref().expect("filled by add_constraint_curvature").1;
+                let wide_d: Vec<f64> = c.wide.iter().map(|&k| d[k]).collect();
+                let rows = RowTerms { rows: &c.wide_rows, d: &wide_d };
+                sys.linear.solve_with_rows(&sys.jacobian, &sys.low_rank, rows, &mut x)
+            };
             stats.linear_solve_s += start.elapsed().as_secs_f64();
-            let Ok(info) = solved else { break None };
+            let info = match solved {
+                Ok(info) => info,
+                // GMRES around Woodbury's inverse can miss its tolerance once the active
+                // contacts' weights are ~1e12 times the diagonal (the inverse then has 5e-2
+                // relative accuracy, see `RowTerms`); the exact path answers those systems.
+                Err(_) if sys.linear.direct == Direct::Off && !wide_empty => {
+                    sys.linear.direct = Direct::Exact;
+                    continue;
+                }
+                Err(_) => break None,
+            };
             stats.linear_iterations += info.gmres_iterations;
             stats.factorizations += info.factorizations;
             // Inertia correction (as Ipopt's): the exact elastic Hessian is indefinite under large
@@ -533,7 +578,8 @@ impl Predictor<'_> {
         sys.low_rank.truncate(base_terms);
         let mut dx = solved?;
         dx.extend(rigid.rigid_direction(&b[nf..], &dx));
-        let adv = self.a_times(sys, &dx);
+        let mut adv = self.a_times(sys, &dx);
+        self.take_wide_multipliers(sys, d, &mut adv);
         let ds: Vec<f64> = adv.iter().zip(&kkt.rp).map(|(a, p)| a + p).collect();
         let dl: Vec<f64> = (0..d.len()).map(|k| d[k] * (-kkt.rp[k] - adv[k]) - kkt.rc[k] / it.s[k]).collect();
         let mut dv = vec![0.0; it.v.len()];
@@ -541,6 +587,23 @@ impl Predictor<'_> {
             dv[dof] = dx[f];
         }
         Some((dv, ds, dl))
+    }
+
+    /// `A dv` of the wide rows the linear solver's small system answered for, as `y / d`
+    /// (`NewtonSolver::row_multipliers`): from `dv` it would be a difference of large numbers
+    /// that `dλ = D(…)` then amplifies (measured on the trampoline: the interior-point method
+    /// stalled at 2e-8 m/s against its 1e-8 tolerance). Wide rows have no rigid entries
+    /// ([`WIDE_ROW`]), so the nodal system's multipliers are the whole row's.
+    fn take_wide_multipliers(&self, sys: &mut System, d: &[f64], adv: &mut [f64]) {
+        let Some(ys) = sys.linear.row_multipliers.take() else { return };
+        let cache = self.curvature_slots.borrow();
+        let Some((_, c)) = cache.as_ref() else { return };
+        for (pos, y) in ys {
+            let k = c.wide[pos];
+            if d[k] > 0.0 {
+                adv[k] = y / d[k];
+            }
+        }
     }
 
     /// Backtracking from `alpha`, accepting a step that decreases the squared KKT residual for
