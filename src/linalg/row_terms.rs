@@ -45,25 +45,26 @@ fn dot(row: &[(usize, f64)], x: &[f64]) -> f64 {
 /// spectrum by less than that fraction from one, which GMRES absorbs in an iteration or two;
 /// on the trampoline four fifths of the contacts are inactive (`d = λ/s` tiny) and need no solve.
 pub const SELECT: f64 = 1e-2;
-/// The same bound for an exact solve, which refines its answer with the same inverse: each
-/// refinement step then cuts the residual by at least this factor.
+/// The same bound for an exact solve. The rows below it are left out of that solve: each moves
+/// the answer by less than this fraction along itself, no more than the 1e-10 relative residual
+/// GMRES stops at on the other path, and an inactive contact (`d = λ/s` near zero) then costs
+/// no column.
 pub const SELECT_EXACT: f64 = 1e-10;
 
-/// `(B + Σ_{k∈S} d_k ã_k ã_kᵀ)⁻¹` around a solve with `B` (a cached factor), by the
-/// Sherman–Morrison–Woodbury formula in its augmented-system form:
-/// `x = B⁻¹b − Z (D⁻¹ + Ã Z)⁻¹ Ã B⁻¹ b` with `Z = B⁻¹ Ãᵀ`. Its small matrix tends to the
-/// Schur complement `Ã B⁻¹ Ãᵀ` as `d` grows, where the symmetric form `I + D^½ Ã Z D^½`
-/// grows with `d`: with weights from 1e-10 to 1e10 times the diagonal (inactive and active
-/// contacts in one interior-point iterate) that form's LU left 1e-8 relative residuals that
-/// refinement could not remove. The columns `z_k` are computed once per factor and row (`ã_k`
-/// is the row as it was then), so a new iterate costs only the small system over the selected
-/// rows `S`.
 /// A row `ã_k` as it was solved for, and `z_k = B⁻¹ ã_k`.
 struct Column {
     row: Vec<(usize, f64)>,
     z: Vec<f64>,
 }
 
+/// `(B + Σ_{k∈S} d_k ã_k ã_kᵀ)⁻¹` around a solve with `B` (a cached factor), by the
+/// Sherman–Morrison–Woodbury formula in its augmented-system form:
+/// `x = B⁻¹b − Z y`, `y = (D⁻¹ + Ã Z)⁻¹ Ã B⁻¹ b`, with `Z = B⁻¹ Ãᵀ`. Its `y` is the rows'
+/// multipliers `D Ã x` of the augmented system `[B Ãᵀ; Ã −D⁻¹]`, accurate where `x` itself
+/// carries the cancellation of `B⁻¹b` against `Z y` (see
+/// [`apply_with_multipliers`](Self::apply_with_multipliers)). The columns `z_k` are computed once
+/// per factor and row (`ã_k` is the row as it was then), so a new iterate costs only the small
+/// system over the selected rows `S`.
 #[derive(Default)]
 pub struct RowWoodbury {
     /// Per row index, once computed for the current factor.

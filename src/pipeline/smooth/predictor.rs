@@ -551,8 +551,9 @@ impl Predictor<'_> {
             let info = match solved {
                 Ok(info) => info,
                 // GMRES around Woodbury's inverse can miss its tolerance once the active
-                // contacts' weights are ~1e12 times the diagonal (the inverse then has 5e-2
-                // relative accuracy, see `RowTerms`); the exact path answers those systems.
+                // contacts' weights are ~1e12 times the diagonal (measured on the trampoline:
+                // the inverse alone then left a 5e-2 relative residual); the exact path answers
+                // those systems, with the multipliers `take_wide_multipliers` uses.
                 Err(_) if sys.linear.direct == Direct::Off && !wide_empty => {
                     sys.linear.direct = Direct::Exact;
                     continue;
