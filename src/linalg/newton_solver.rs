@@ -307,7 +307,7 @@ impl NewtonSolver {
             let f = if self.direct == Direct::Lu { self.factor_lu(a)? } else { self.factor_exact(a)? };
             let n = a.pattern.n;
             let mut exact = RowWoodbury::default();
-            if !exact.prepare(rows, &a.diagonal(), SELECT_EXACT, n, |v| f.solve_columns(v, n)) {
+            if !rows.is_empty() && !exact.prepare(rows, &a.diagonal(), SELECT_EXACT, n, |v| f.solve_columns(v, n)) {
                 return Err(LinearSolveError::NonFinite);
             }
             if low_rank.is_empty() && !rows.is_empty() {

@@ -270,8 +270,9 @@ impl Predictor<'_> {
         let n = sys.n_free;
         let mut c = Curvature { blocks: Vec::with_capacity(self.contacts.len()), ..Default::default() };
         for (i, k) in self.contacts.iter().enumerate() {
-            let rigid = self.row(sys, k).any(|(f, _)| f >= n);
-            let row: Vec<(usize, f64)> = self.row(sys, k).filter(|(f, _)| *f < n).collect();
+            let mut row: Vec<(usize, f64)> = self.row(sys, k).collect();
+            let rigid = row.iter().any(|(f, _)| *f >= n);
+            row.retain(|(f, _)| *f < n);
             if row.len() > WIDE_ROW && !rigid {
                 c.wide.push(i);
                 c.wide_rows.push(row);
@@ -536,17 +537,14 @@ impl Predictor<'_> {
         let base_terms = sys.low_rank.len();
         sys.low_rank.extend(rigid.schur_terms());
         let mut shift = 0.0;
-        let wide_empty = self.curvature_slots.borrow().as_ref().is_none_or(|(_, c)| c.wide.is_empty());
+        let cache = self.curvature_slots.borrow();
+        let wide = &cache.as_ref().expect("filled by add_constraint_curvature").1;
+        let wide_d: Vec<f64> = wide.wide.iter().map(|&k| d[k]).collect();
+        let rows = RowTerms { rows: &wide.wide_rows, d: &wide_d };
         let solved = loop {
             let mut x = bn.clone();
             let start = Instant::now();
-            let solved = {
-                let cache = self.curvature_slots.borrow();
-                let c = &cache.as_ref().expect("filled by add_constraint_curvature").1;
-                let wide_d: Vec<f64> = c.wide.iter().map(|&k| d[k]).collect();
-                let rows = RowTerms { rows: &c.wide_rows, d: &wide_d };
-                sys.linear.solve_with_rows(&sys.jacobian, &sys.low_rank, rows, &mut x)
-            };
+            let solved = sys.linear.solve_with_rows(&sys.jacobian, &sys.low_rank, rows, &mut x);
             stats.linear_solve_s += start.elapsed().as_secs_f64();
             let info = match solved {
                 Ok(info) => info,
@@ -554,7 +552,7 @@ impl Predictor<'_> {
                 // contacts' weights are ~1e12 times the diagonal (measured on the trampoline:
                 // the inverse alone then left a 5e-2 relative residual); the exact path answers
                 // those systems, with the multipliers `take_wide_multipliers` uses.
-                Err(_) if sys.linear.direct == Direct::Off && !wide_empty => {
+                Err(_) if sys.linear.direct == Direct::Off && !rows.is_empty() => {
                     sys.linear.direct = Direct::Exact;
                     continue;
                 }
@@ -576,6 +574,7 @@ impl Predictor<'_> {
             }
             shift = next;
         };
+        drop(cache);
         sys.low_rank.truncate(base_terms);
         let mut dx = solved?;
         dx.extend(rigid.rigid_direction(&b[nf..], &dx));
