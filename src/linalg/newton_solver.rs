@@ -4,21 +4,29 @@
 //! The Jacobian of implicit friction is non-symmetric, but its non-symmetric part is confined to
 //! the friction blocks of contact nodes. Cholesky of the symmetric part `(J + J^T)/2` costs a
 //! fraction of a sparse LU and, as a preconditioner, leaves GMRES a few iterations; consecutive
-//! Jacobians differ little, so one factorization serves many solves. Sparse LU of `J` itself is
-//! the fallback when the symmetric part is not positive definite (e.g. inverted elements) or the
-//! Cholesky preconditioner is not good enough.
+//! Jacobians differ little, so one factorization serves many solves. Where the symmetric part is
+//! not positive definite (compressed elements), its symmetric indefinite `LBLᵀ` takes the
+//! Cholesky's place at the Cholesky's cost (`lblt`); sparse LU of `J` itself is the fallback
+//! when neither factors or the preconditioner is not good enough.
+
+mod lblt;
+mod row_system;
 
 use super::gmres::{Gmres, GmresInfo};
 use super::row_terms::{RowTerms, RowWoodbury, SELECT, SELECT_EXACT};
 use super::sparse::{LinearSolveError, SparseMatrix};
 use super::woodbury::Woodbury;
 use faer::linalg::solvers::SolveCore;
+use faer::sparse::linalg::cholesky::SymbolicCholesky;
 use faer::sparse::linalg::solvers::{Llt, Lu, SymbolicLlt, SymbolicLu};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Side};
+use std::sync::Arc;
 
 enum Factor {
     Llt(Llt<usize, f64>),
+    /// Of a symmetric part that is not positive definite.
+    Lblt(lblt::Lblt),
     Lu(Box<Lu<usize, f64>>),
 }
 
@@ -31,6 +39,7 @@ impl Factor {
         let m = MatMut::from_column_major_slice_mut(v, n, v.len() / n);
         match self {
             Factor::Llt(f) => f.solve_in_place_with_conj(Conj::No, m),
+            Factor::Lblt(f) => f.solve_in_place(m),
             Factor::Lu(f) => f.solve_in_place_with_conj(Conj::No, m),
         }
     }
@@ -41,7 +50,8 @@ impl Factor {
 }
 
 /// A Jacobian pattern and the values its cached preconditioner was factored from (`lu`: an LU of
-/// the Jacobian, else a Cholesky of its symmetric part).
+/// the Jacobian, else a Cholesky or `LBLᵀ` of its symmetric part, which factoring the same
+/// values again chooses the same way).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SolverSnapshot {
     pub n: usize,
@@ -81,6 +91,7 @@ pub struct NewtonSolver {
     /// Pattern generation the cached symbolic data and slots belong to.
     generation: Option<u64>,
     sym_llt: Option<SymbolicLlt<usize>>,
+    sym_lblt: Option<Arc<SymbolicCholesky<usize>>>,
     sym_lu: Option<SymbolicLu<usize>>,
     /// Slot of the transposed entry, if the pattern is structurally symmetric.
     transpose: Option<Vec<usize>>,
@@ -90,9 +101,14 @@ pub struct NewtonSolver {
     x: Vec<f64>,
     /// The row terms' Woodbury correction around `factor` (cleared with it).
     rows: RowWoodbury,
-    /// After a direct solve with row terms and no low-rank terms: the multipliers
-    /// `y_k = d_k (a_k · x)` of the rows the exact inverse took, as its small system gave them.
+    /// After a solve with row terms and no low-rank terms: the multipliers
+    /// `y_k = d_k (a_k · x)` of the rows its Woodbury correction took, as its small system gave
+    /// them (`row_system`).
     pub row_multipliers: Option<Vec<(usize, f64)>>,
+    /// `direct` at the last row-system solve: a switch to `Exact` refreshes the factor once.
+    last_direct: Direct,
+    /// GMRES iterations of the last row-system solve (`row_system::REFRESH_AFTER`).
+    last_row_iterations: usize,
     /// Relative GMRES tolerance: small enough that Newton keeps its quadratic convergence.
     pub rel_tol: f64,
     /// GMRES iterations after which the preconditioner is considered stale.
@@ -108,6 +124,7 @@ impl NewtonSolver {
             factor: None,
             generation: None,
             sym_llt: None,
+            sym_lblt: None,
             sym_lu: None,
             transpose: None,
             sym_values: Vec::new(),
@@ -115,6 +132,8 @@ impl NewtonSolver {
             x: vec![0.0; n],
             rows: RowWoodbury::default(),
             row_multipliers: None,
+            last_direct: Direct::Off,
+            last_row_iterations: 0,
             rel_tol: 1e-10,
             max_iterations: 20,
             direct: Direct::Off,
@@ -139,6 +158,7 @@ impl NewtonSolver {
         self.factor = None;
         self.rows.clear();
         self.sym_llt = None;
+        self.sym_lblt = None;
         self.sym_lu = None;
         self.generation = Some(a.generation());
     }
@@ -148,16 +168,27 @@ impl NewtonSolver {
         SymbolicSparseColMatRef::new_checked(n, n, &a.pattern.col_ptr, None, &a.pattern.row_idx)
     }
 
-    /// Cholesky of the symmetric part; `None` if it is not positive definite.
-    fn factor_llt(&mut self, a: &SparseMatrix) -> Option<Factor> {
+    /// A factor of the symmetric part: its Cholesky, else (not positive definite) its `LBLᵀ`;
+    /// `None` if neither.
+    fn factor_symmetric(&mut self, a: &SparseMatrix) -> Option<Factor> {
         let t = self.transpose.as_ref()?;
         for (k, &tk) in t.iter().enumerate() {
             self.sym_values[k] = 0.5 * (a.values[k] + a.values[tk]);
         }
         let values = std::mem::take(&mut self.sym_values);
-        let f = self.llt_of(a, &values);
+        let f = self.llt_of(a, &values).or_else(|| self.lblt_of(a, &values));
         self.sym_values = values;
         f
+    }
+
+    /// `LBLᵀ` of `a`'s pattern holding `values` (its lower triangle is read).
+    fn lblt_of(&mut self, a: &SparseMatrix, values: &[f64]) -> Option<Factor> {
+        let sym = Self::symbolic(a);
+        if self.sym_lblt.is_none() {
+            self.sym_lblt = lblt::Lblt::analyse(sym);
+        }
+        let s = self.sym_lblt.clone()?;
+        lblt::Lblt::new(s, SparseColMatRef::new(sym, values)).map(Factor::Lblt)
     }
 
     /// Cholesky of `a`'s pattern holding `values` (its lower triangle is read).
@@ -205,7 +236,7 @@ impl NewtonSolver {
     /// factor (same pattern, ordering and values).
     pub fn snapshot(&self, a: &SparseMatrix) -> SolverSnapshot {
         let factor = match (&self.factor, self.generation == Some(a.generation())) {
-            (Some(Factor::Llt(_)), true) => Some((false, self.sym_values.clone())),
+            (Some(Factor::Llt(_) | Factor::Lblt(_)), true) => Some((false, self.sym_values.clone())),
             (Some(Factor::Lu(_)), true) => Some((true, self.lu_values.clone())),
             _ => None,
         };
@@ -231,7 +262,7 @@ impl NewtonSolver {
         // The factored values stand in the Jacobian until the next assembly overwrites them; a
         // Cholesky's are its symmetric part already, which symmetrising leaves bit for bit.
         a.values = values;
-        let factor = if lu { self.factor_lu(a).ok() } else { self.factor_llt(a) };
+        let factor = if lu { self.factor_lu(a).ok() } else { self.factor_symmetric(a) };
         let factor = factor.ok_or("the checkpoint's preconditioner cannot be factored again")?;
         if lu {
             self.lu_values.clone_from(&a.values);
@@ -287,6 +318,10 @@ impl NewtonSolver {
     /// step's contacts), not to the rows the columns were solved for.
     pub fn clear_rows(&mut self) {
         self.rows.clear();
+        // Per problem, like the columns, so that a run resumed at a step boundary decides as
+        // the uninterrupted one.
+        self.last_direct = Direct::Off;
+        self.last_row_iterations = 0;
     }
 
     /// [`solve`](Self::solve) with `A + Σ u wᵀ + Σ d_k a_k a_kᵀ`, the row terms (the contacts of
@@ -303,6 +338,9 @@ impl NewtonSolver {
         }
         let mut info = LinearInfo::default();
         self.row_multipliers = None;
+        if !rows.is_empty() && low_rank.is_empty() && self.direct != Direct::Lu {
+            return self.solve_row_system(a, rows, rhs);
+        }
         if self.direct != Direct::Off {
             let f = if self.direct == Direct::Lu { self.factor_lu(a)? } else { self.factor_exact(a)? };
             let n = a.pattern.n;
@@ -310,37 +348,48 @@ impl NewtonSolver {
             if !rows.is_empty() && !exact.prepare(rows, &a.diagonal(), SELECT_EXACT, n, |v| f.solve_columns(v, n)) {
                 return Err(LinearSolveError::NonFinite);
             }
-            if low_rank.is_empty() && !rows.is_empty() {
-                // The multipliers from the small system, not from `d (a·x)`: see
-                // `RowWoodbury::apply_with_multipliers`.
-                f.solve_in_place(rhs);
-                self.row_multipliers = Some(exact.apply_with_multipliers(rhs));
-            } else {
-                let solve = |v: &mut [f64]| {
-                    f.solve_in_place(v);
-                    exact.apply(v);
-                };
-                solve(rhs);
-                if !low_rank.is_empty() {
-                    let wb = Woodbury::new(solve, low_rank).ok_or(LinearSolveError::NonFinite)?;
-                    wb.apply(low_rank, rhs);
-                }
+            let solve = |v: &mut [f64]| {
+                f.solve_in_place(v);
+                exact.apply(v);
+            };
+            solve(rhs);
+            if !low_rank.is_empty() {
+                let wb = Woodbury::new(solve, low_rank).ok_or(LinearSolveError::NonFinite)?;
+                wb.apply(low_rank, rhs);
             }
             info.factorizations = 1;
             return if rhs.iter().all(|v| v.is_finite()) { Ok(info) } else { Err(LinearSolveError::NonFinite) };
         }
-        // 1. The cached preconditioner, if any.
-        if self.factor.is_some() {
-            let g = self.gmres(a, low_rank, rows, rhs);
+        let b = rhs.to_vec();
+        let solved = self.refreshing(a, false, &mut info, |s, info| {
+            let g = s.gmres(a, low_rank, rows, &b);
             info.gmres_iterations += g.iterations;
-            if g.converged {
-                rhs.copy_from_slice(&self.x);
-                return Ok(info);
-            }
+            g.converged
+        })?;
+        if solved {
+            rhs.copy_from_slice(&self.x);
+            return Ok(info);
         }
-        // 2. A fresh Cholesky of the symmetric part, then 3. a fresh LU of A.
+        if self.x.iter().any(|v| !v.is_finite()) {
+            return Err(LinearSolveError::NonFinite);
+        }
+        Err(LinearSolveError::NotConverged)
+    }
+
+    /// Run `attempt` around 1. the cached factor (unless `fresh` or there is none), 2. a fresh
+    /// factor of the symmetric part, 3. a fresh LU of `A`, until it reports success.
+    fn refreshing(
+        &mut self,
+        a: &SparseMatrix,
+        fresh: bool,
+        info: &mut LinearInfo,
+        mut attempt: impl FnMut(&mut Self, &mut LinearInfo) -> bool,
+    ) -> Result<bool, LinearSolveError> {
+        if self.factor.is_some() && !fresh && attempt(self, info) {
+            return Ok(true);
+        }
         for use_lu in [false, true] {
-            let f = if use_lu { Some(self.factor_lu(a)?) } else { self.factor_llt(a) };
+            let f = if use_lu { Some(self.factor_lu(a)?) } else { self.factor_symmetric(a) };
             let Some(f) = f else { continue };
             if use_lu {
                 // Kept across steps: a checkpoint needs the values it was factored from (the
@@ -350,17 +399,11 @@ impl NewtonSolver {
             self.factor = Some(f);
             self.rows.clear();
             info.factorizations += 1;
-            let g = self.gmres(a, low_rank, rows, rhs);
-            info.gmres_iterations += g.iterations;
-            if g.converged {
-                rhs.copy_from_slice(&self.x);
-                return Ok(info);
+            if attempt(self, info) {
+                return Ok(true);
             }
         }
-        if self.x.iter().any(|v| !v.is_finite()) {
-            return Err(LinearSolveError::NonFinite);
-        }
-        Err(LinearSolveError::NotConverged)
+        Ok(false)
     }
 }
 

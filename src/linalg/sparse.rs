@@ -139,10 +139,20 @@ impl SparseMatrix {
 
     /// `y = A x`.
     pub fn mul_vec(&self, x: &[f64], y: &mut [f64]) {
+        self.mul_vec_of(|k| self.values[k], x, y);
+    }
+
+    /// `y = (A − B) x`, `B` holding `base` on `A`'s pattern (the values a cached factor was
+    /// computed from): one pass, no cancellation beyond the entries' own.
+    pub fn mul_vec_minus(&self, base: &[f64], x: &[f64], y: &mut [f64]) {
+        self.mul_vec_of(|k| self.values[k] - base[k], x, y);
+    }
+
+    fn mul_vec_of(&self, value: impl Fn(usize) -> f64, x: &[f64], y: &mut [f64]) {
         y.iter_mut().for_each(|v| *v = 0.0);
         for (c, &xc) in x.iter().enumerate().take(self.pattern.n) {
             for k in self.pattern.col_ptr[c]..self.pattern.col_ptr[c + 1] {
-                y[self.pattern.row_idx[k]] += self.values[k] * xc;
+                y[self.pattern.row_idx[k]] += value(k) * xc;
             }
         }
     }

@@ -494,7 +494,9 @@ impl Predictor<'_> {
             // Near convergence the multipliers of active contacts make `λ/s` huge, and a direction
             // solved by GMRES to a relative tolerance leaves an error in `A dv` that `dλ = D(…)`
             // amplifies: the stationarity error then stalls (measured: 1.2e-8 m/s on the
-            // trampoline). From then on, a direct factorization per iteration.
+            // trampoline). From then on, exact solves: a direct factorization per iteration, or,
+            // where the contacts are all wide rows (`row_system`), one fresh factor around which
+            // the rows' multipliers come exact.
             if out.iterations > 1 && self.stalled(last_error, model, sys, &it) {
                 sys.linear.direct = Direct::Exact;
             }
@@ -548,10 +550,10 @@ impl Predictor<'_> {
             stats.linear_solve_s += start.elapsed().as_secs_f64();
             let info = match solved {
                 Ok(info) => info,
-                // GMRES around Woodbury's inverse can miss its tolerance once the active
-                // contacts' weights are ~1e12 times the diagonal (measured on the trampoline:
-                // the inverse alone then left a 5e-2 relative residual); the exact path answers
-                // those systems, with the multipliers `take_wide_multipliers` uses.
+                // With low-rank terms beside the wide rows (rigid bodies), GMRES measures the
+                // true residual, which rounds to `d (a·x)` once the active contacts' weights are
+                // ~1e12 times the diagonal (measured on the trampoline: the inverse alone then
+                // left a 5e-2 relative residual); the exact path answers those systems.
                 Err(_) if sys.linear.direct == Direct::Off && !rows.is_empty() => {
                     sys.linear.direct = Direct::Exact;
                     continue;
