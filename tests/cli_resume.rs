@@ -146,6 +146,14 @@ fn smooth_solid_rigid_and_cloth_resume_bit_for_bit() {
     straight_and_resumed("scenes/validation/smooth_cloth_on_cloth10.ron", &[], 10);
 }
 
+/// The trampoline resumed at frame 7 (t = 0.28 s), while the ball presses into the sheet: its
+/// contacts are rows on the ball's whole MLS surface, solved around the factor the checkpoint
+/// carries (`newton_solver::row_system`), whose refresh decisions are made per step.
+#[test]
+fn smooth_contacts_on_a_deformable_field_resume_bit_for_bit() {
+    straight_and_resumed("scenes/trampoline.ron", &[], 14);
+}
+
 #[test]
 fn a_kill_during_a_checkpoint_write_leaves_the_previous_one_usable() {
     let dir = tempfile::tempdir().unwrap();
