@@ -5,7 +5,7 @@
 //! separate, up to 1e12 times the diagonal for one that pushes. Right-preconditioned GMRES
 //! measures `b − (A + Σ d a aᵀ) x`, whose rounding `d (a·x)` amplifies: on the trampoline it
 //! stalled at a 5e-2 relative residual, and a fresh exact factor per iteration (with a column
-//! per row) took over, 3.6 factorisations and 0.76 s of a 1.18 s contact step at 540 contacts.
+//! per row) took over, 3.6 factorisations and 0.76 s of a 1.18 s contact step at 540 constraints.
 //!
 //! Here the matrix is split as `P + E`. `P = B + Σ_S d_k a_k a_kᵀ` is the cached factor `B`
 //! with the rows that matter ([`SELECT`]), applied exactly by [`RowWoodbury`] in its augmented
@@ -28,7 +28,8 @@ use crate::linalg::sparse::{LinearSolveError, SparseMatrix};
 /// costs about ten GMRES iterations, and its rows' columns are solved again with a new factor.
 /// Measured on the trampoline (contact steps, s of linear solves; 40 × 40 sheet and resolution
 /// 12 ball at 123 constraints / 60 × 60 and resolution 8 at 540): a budget of 4 took 0.158 /
-/// 0.565 s, 8 took 0.174 / 0.542 s, none (only GMRES's own limit) 0.202 / 0.572 s.
+/// 0.565 s, 8 took 0.174 / 0.542 s, none (only GMRES's own limit) 0.202 (measured without
+/// the `LBLᵀ` factor, where the others had it) / 0.572 s.
 const REFRESH_AFTER: usize = 4;
 
 impl NewtonSolver {
