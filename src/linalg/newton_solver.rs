@@ -336,7 +336,6 @@ impl NewtonSolver {
         if self.generation != Some(a.generation()) {
             self.reset_for(a);
         }
-        let mut info = LinearInfo::default();
         self.row_multipliers = None;
         if !rows.is_empty() && low_rank.is_empty() && self.direct != Direct::Lu {
             return self.solve_row_system(a, rows, rhs);
@@ -357,36 +356,30 @@ impl NewtonSolver {
                 let wb = Woodbury::new(solve, low_rank).ok_or(LinearSolveError::NonFinite)?;
                 wb.apply(low_rank, rhs);
             }
-            info.factorizations = 1;
+            let info = LinearInfo { factorizations: 1, ..Default::default() };
             return if rhs.iter().all(|v| v.is_finite()) { Ok(info) } else { Err(LinearSolveError::NonFinite) };
         }
-        let b = rhs.to_vec();
-        let solved = self.refreshing(a, false, &mut info, |s, info| {
-            let g = s.gmres(a, low_rank, rows, &b);
+        self.refreshing(a, false, rhs, |s, b, info| {
+            let g = s.gmres(a, low_rank, rows, b);
             info.gmres_iterations += g.iterations;
             g.converged
-        })?;
-        if solved {
-            rhs.copy_from_slice(&self.x);
-            return Ok(info);
-        }
-        if self.x.iter().any(|v| !v.is_finite()) {
-            return Err(LinearSolveError::NonFinite);
-        }
-        Err(LinearSolveError::NotConverged)
+        })
     }
 
-    /// Run `attempt` around 1. the cached factor (unless `fresh` or there is none), 2. a fresh
-    /// factor of the symmetric part, 3. a fresh LU of `A`, until it reports success.
+    /// Solve `rhs` in place by `attempt` (which leaves its answer in `self.x`) around 1. the
+    /// cached factor (unless `fresh` or there is none), 2. a fresh factor of the symmetric part,
+    /// 3. a fresh LU of `A`, until it reports success.
     fn refreshing(
         &mut self,
         a: &SparseMatrix,
         fresh: bool,
-        info: &mut LinearInfo,
-        mut attempt: impl FnMut(&mut Self, &mut LinearInfo) -> bool,
-    ) -> Result<bool, LinearSolveError> {
-        if self.factor.is_some() && !fresh && attempt(self, info) {
-            return Ok(true);
+        rhs: &mut [f64],
+        mut attempt: impl FnMut(&mut Self, &[f64], &mut LinearInfo) -> bool,
+    ) -> Result<LinearInfo, LinearSolveError> {
+        let mut info = LinearInfo::default();
+        if self.factor.is_some() && !fresh && attempt(self, rhs, &mut info) {
+            rhs.copy_from_slice(&self.x);
+            return Ok(info);
         }
         for use_lu in [false, true] {
             let f = if use_lu { Some(self.factor_lu(a)?) } else { self.factor_symmetric(a) };
@@ -399,11 +392,15 @@ impl NewtonSolver {
             self.factor = Some(f);
             self.rows.clear();
             info.factorizations += 1;
-            if attempt(self, info) {
-                return Ok(true);
+            if attempt(self, rhs, &mut info) {
+                rhs.copy_from_slice(&self.x);
+                return Ok(info);
             }
         }
-        Ok(false)
+        if self.x.iter().any(|v| !v.is_finite()) {
+            return Err(LinearSolveError::NonFinite);
+        }
+        Err(LinearSolveError::NotConverged)
     }
 }
 

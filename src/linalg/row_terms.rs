@@ -158,7 +158,7 @@ impl RowWoodbury {
 
     /// Given `x = B⁻¹ b`, overwrite it with `(B + Σ_S d_k ã_k ã_kᵀ)⁻¹ b`.
     pub fn apply(&self, x: &mut [f64]) {
-        self.apply_with_multipliers(x);
+        self.correct(x);
     }
 
     /// [`apply`](Self::apply), returning the selected rows' multipliers `y = D Ã x` as the small
@@ -166,17 +166,24 @@ impl RowWoodbury {
     /// nearly equal large numbers amplified by `d`; from the small system they are exact to
     /// working precision, as an augmented system `[B Ãᵀ; Ã −D⁻¹]` would give them.
     pub fn apply_with_multipliers(&self, x: &mut [f64]) -> Vec<(usize, f64)> {
-        let Some(lu) = &self.small else { return Vec::new() };
+        let coef = self.correct(x);
+        self.selected.iter().copied().zip(coef.iter().flat_map(|c| c.iter().copied())).collect()
+    }
+
+    /// The correction of [`apply`](Self::apply), returning the small system's solution `y`
+    /// (`None` if there is none).
+    fn correct(&self, x: &mut [f64]) -> Option<DVector<f64>> {
+        let lu = self.small.as_ref()?;
         let rhs = DVector::from_iterator(
             self.selected.len(),
             self.selected.iter().map(|&k| dot(&self.columns[k].as_ref().expect("filled").row, x)),
         );
-        let Some(coef) = lu.solve(&rhs) else { return Vec::new() };
+        let coef = lu.solve(&rhs)?;
         for (&k, c) in self.selected.iter().zip(coef.iter()) {
             let z = &self.columns[k].as_ref().expect("filled").z;
             x.iter_mut().zip(z).for_each(|(xi, zi)| *xi -= c * zi);
         }
-        self.selected.iter().copied().zip(coef.iter().copied()).collect()
+        Some(coef)
     }
 }
 

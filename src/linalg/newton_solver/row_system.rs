@@ -48,16 +48,7 @@ impl NewtonSolver {
             || self.last_row_iterations > REFRESH_AFTER;
         self.last_direct = self.direct;
         let diag = a.diagonal();
-        let mut info = LinearInfo::default();
-        let b = rhs.to_vec();
-        if self.refreshing(a, fresh, &mut info, |s, info| s.left_gmres(a, rows, &diag, &b, info))? {
-            rhs.copy_from_slice(&self.x);
-            return Ok(info);
-        }
-        if self.x.iter().any(|v| !v.is_finite()) {
-            return Err(LinearSolveError::NonFinite);
-        }
-        Err(LinearSolveError::NotConverged)
+        self.refreshing(a, fresh, rhs, |s, b, info| s.left_gmres(a, rows, &diag, b, info))
     }
 
     /// GMRES on `(I + P⁻¹E) x = P⁻¹b` around the current factor; the answer in `self.x`.

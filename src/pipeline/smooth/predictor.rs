@@ -554,7 +554,7 @@ impl Predictor<'_> {
                 // true residual, which rounds to `d (a·x)` once the active contacts' weights are
                 // ~1e12 times the diagonal (measured on the trampoline: the inverse alone then
                 // left a 5e-2 relative residual); the exact path answers those systems.
-                Err(_) if sys.linear.direct == Direct::Off && !rows.is_empty() => {
+                Err(_) if sys.linear.direct == Direct::Off && !rows.is_empty() && !sys.low_rank.is_empty() => {
                     sys.linear.direct = Direct::Exact;
                     continue;
                 }
